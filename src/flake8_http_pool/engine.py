@@ -1,0 +1,74 @@
+"""The detection engine: a cheap text gate, one walk, then every rule's predicate over the collected facts."""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Iterable, List, Optional, Sequence
+
+from .finding import Finding
+from .options import DEFAULT_OPTIONS, Options
+
+# A file that imports none of these can hold no finding (every rule starts from such an import).
+_KEYWORDS = ("requests", "httpx", "aiohttp", "urllib", "niquests", "gevent")
+_IMPORT_OF_LIBRARY = re.compile(
+    r"\b(?:import|from)\b[^\n]*?\b(?:requests|httpx|aiohttp|urllib|niquests|gevent|grequests|requests_futures)"
+)
+
+
+def may_have_findings(text: str, options: Options = DEFAULT_OPTIONS) -> bool:
+    """The text gate: False when the source imports no HTTP library, so no walk is needed."""
+    if options.unpooled_calls:
+        return True
+    for keyword in _KEYWORDS:
+        if keyword in text:
+            return _IMPORT_OF_LIBRARY.search(text) is not None
+    return False
+
+
+def analyze(tree: ast.Module, options: Options = DEFAULT_OPTIONS, codes: Optional[Iterable[str]] = None) -> List[Finding]:
+    """Every finding in `tree`, sorted by position. `codes` limits the rules that run."""
+    from .analysis import Analysis
+    from .rules import ALL_RULES
+
+    analysis = Analysis(tree, options)
+    wanted = None if codes is None else set(codes)
+    findings: List[Finding] = []
+    for rule in ALL_RULES:
+        if wanted is not None and rule.code not in wanted:
+            continue
+        seen = set()
+        for hit in rule.check(analysis):
+            node = hit.node
+            key = (node.lineno, node.col_offset)
+            if key in seen:
+                continue
+            seen.add(key)
+            findings.append(
+                Finding(
+                    rule.code,
+                    node.lineno,
+                    node.col_offset,
+                    getattr(node, "end_lineno", None) or node.lineno,
+                    getattr(node, "end_col_offset", None) or node.col_offset,
+                    rule.message.format(**hit.fields),
+                    hit.details,
+                )
+            )
+    findings.sort(key=lambda f: (f.line, f.col, f.code))
+    return findings
+
+
+def check_source(source: str, options: Options = DEFAULT_OPTIONS, filename: str = "<unknown>") -> List[Finding]:
+    """Parse `source` and return its findings (raises SyntaxError / ValueError for code that does not parse)."""
+    if not may_have_findings(source, options):
+        return []
+    tree = ast.parse(source, filename=filename)
+    return analyze(tree, options)
+
+
+def check_lines(tree: ast.Module, lines: Sequence[str], options: Options = DEFAULT_OPTIONS) -> List[Finding]:
+    """The flake8 path: reuse flake8's tree, gate on its lines."""
+    if not may_have_findings("".join(lines), options):
+        return []
+    return analyze(tree, options)

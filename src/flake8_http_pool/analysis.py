@@ -1,7 +1,206 @@
-"""One module's analysis: the walked facts plus loop scopes, hot functions and resolved meanings."""
+"""One module's analysis: the walked facts, plus what the rules ask of them (meanings, loop scopes, hot functions)."""
+
 from __future__ import annotations
-from .walk import collect
+
+import ast
+from typing import Dict, Iterator, List, NamedTuple, Optional, Tuple
+
+from .bindings import Binding, ClassInfo, FunctionInfo, Meaning, Scope, lookup, resolve
+from .hot_functions import find_hot_functions
+from .libraries import unpooled_family
+from .loop_scope import counting_loops
+from .options import Options
+from .walk import CallSite, Ctx, NameUse, collect, is_mapping_call
+
+_LOOP_STMTS = (ast.For, ast.AsyncFor, ast.While)
+
+
+class UnpooledSite(NamedTuple):
+    """A call of an unpooled function, or such a function handed to another call as a callable."""
+
+    node: ast.expr  # the call, or the reference passed (`requests.get` in `executor.map(requests.get, urls)`)
+    qual: str  # canonical name: "requests.get"
+    family: str  # "requests", "httpx", ... (see libraries.FAMILIES)
+    ctx: Ctx
+    passed_to: Optional[ast.Call]  # the call it is handed to, when passed as a callable
+    mapping: bool  # handed to a mapping call (`map`, `executor.map`, ...)
+
+
 class Analysis:
-    def __init__(self, tree, options):
+    """Facts of one module and the answers every rule shares, each computed once."""
+
+    def __init__(self, tree: ast.Module, options: Options) -> None:
         self.facts = collect(tree)
         self.options = options
+        self._meanings: Dict[int, Optional[Meaning]] = {}
+        self._hot: Optional[Dict[FunctionInfo, str]] = None
+        self._unpooled: Optional[List[UnpooledSite]] = None
+        self._names: Optional[Dict[str, List[NameUse]]] = None
+        self._site_of_call: Optional[Dict[int, CallSite]] = None
+
+    # -- the tree ------------------------------------------------------------------------------------
+    def parent(self, node: ast.AST) -> Optional[ast.AST]:
+        return self.facts.parents.get(id(node))
+
+    def call_site(self, call: ast.Call) -> Optional[CallSite]:
+        if self._site_of_call is None:
+            self._site_of_call = {id(site.node): site for site in self.facts.calls}
+        return self._site_of_call.get(id(call))
+
+    def name_uses(self, name: str) -> List[NameUse]:
+        if self._names is None:
+            index: Dict[str, List[NameUse]] = {}
+            for use in self.facts.names:
+                index.setdefault(use.node.id, []).append(use)
+            self._names = index
+        return self._names.get(name, [])
+
+    # -- meanings ------------------------------------------------------------------------------------
+    def meaning(self, expr: ast.AST, scope: Scope) -> Optional[Meaning]:
+        key = id(expr)
+        if key not in self._meanings:
+            self._meanings[key] = resolve(expr, scope)
+        return self._meanings[key]
+
+    def binding_of(self, name: ast.Name, scope: Scope) -> Optional[Binding]:
+        return lookup(name.id, scope, (name.lineno, name.col_offset))
+
+    # -- loops ---------------------------------------------------------------------------------------
+    def loops(self, ctx: Ctx, node: ast.AST) -> Tuple[ast.AST, ...]:
+        """The loops whose loop scope holds `node`, outermost first (retry loops left out)."""
+        return counting_loops(ctx, node, self.parent)
+
+    def in_loop(self, ctx: Ctx, node: ast.AST) -> bool:
+        return ctx.deferred or bool(self.loops(ctx, node))
+
+    def outermost_loop_statement(self, ctx: Ctx, node: ast.AST) -> Optional[ast.stmt]:
+        """The statement a loop-scoped fix wraps: the outermost loop of the function, or the statement
+        holding the outermost comprehension."""
+        loops = self.loops(ctx, node)
+        if not loops:
+            return None
+        first = loops[0]
+        if isinstance(first, _LOOP_STMTS):
+            return first  # type: ignore[return-value]
+        current: Optional[ast.AST] = first
+        while current is not None and not isinstance(current, ast.stmt):
+            current = self.parent(current)
+        return current  # type: ignore[return-value]
+
+    # -- unpooled calls ------------------------------------------------------------------------------
+    def unpooled_sites(self) -> List[UnpooledSite]:
+        if self._unpooled is None:
+            self._unpooled = list(self._find_unpooled())
+        return self._unpooled
+
+    def _find_unpooled(self) -> Iterator[UnpooledSite]:
+        for site in self.facts.calls:
+            call, ctx = site
+            meaning = self.meaning(call.func, ctx.scope)
+            if meaning is not None and meaning.kind == "lib":
+                family = unpooled_family(meaning.qual)
+                if family is not None and not _has_own_session(call, family):
+                    yield UnpooledSite(call, meaning.qual, family, ctx, None, False)
+            mapping: Optional[bool] = None
+            for arg in _callable_arguments(call):
+                target = _unwrap_partial(arg)
+                if not isinstance(target, (ast.Name, ast.Attribute)):
+                    continue
+                passed = self.meaning(target, ctx.scope)
+                if passed is None or passed.kind != "lib":
+                    continue
+                family = unpooled_family(passed.qual)
+                if family is None or (family == "grequests" and arg is not target and _has_own_session(arg, family)):
+                    continue
+                if mapping is None:
+                    mapping = is_mapping_call(call, ctx.scope)
+                yield UnpooledSite(target, passed.qual, family, ctx, call, mapping)
+
+    # -- hot functions -------------------------------------------------------------------------------
+    @property
+    def hot(self) -> Dict[FunctionInfo, str]:
+        """Functions of this module that run many times, with the reason, as RULES.md defines them."""
+        if self._hot is None:
+            self._hot = find_hot_functions(self)
+        return self._hot
+
+    def function_target(self, expr: ast.AST, ctx: Ctx) -> Optional[FunctionInfo]:
+        """The def of this module that `expr` (a callee or a callable passed) names, if any."""
+        expr = _unwrap_partial(expr)
+        if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name):
+            cls = _enclosing_class(ctx.func)
+            if cls is not None and expr.value.id in _self_names(ctx.func):
+                return self._method(cls, expr.attr)
+        if not isinstance(expr, (ast.Name, ast.Attribute)):
+            return None
+        meaning = self.meaning(expr, ctx.scope)
+        if meaning is None:
+            return None
+        if meaning.kind == "function" and isinstance(meaning.node, FunctionInfo):
+            return meaning.node
+        if meaning.kind == "class" and isinstance(meaning.node, ClassInfo):
+            return self._method(meaning.node, "__init__")
+        return None
+
+    def _method(self, cls: ClassInfo, name: str, depth: int = 0) -> Optional[FunctionInfo]:
+        found = cls.methods.get(name)
+        if found is not None or depth > 8:
+            return found
+        for base in cls.bases:
+            meaning = self.meaning(base, cls.scope.parent or cls.scope)
+            if meaning is not None and meaning.kind == "class" and isinstance(meaning.node, ClassInfo):
+                found = self._method(meaning.node, name, depth + 1)
+                if found is not None:
+                    return found
+        return None
+
+
+def _enclosing_class(func: Optional[FunctionInfo]) -> Optional[ClassInfo]:
+    while func is not None:
+        if func.cls is not None:
+            return func.cls
+        func = func.parent
+    return None
+
+
+def _self_names(func: Optional[FunctionInfo]) -> Tuple[str, ...]:
+    """`self`, `cls`, and whatever the enclosing method calls its first parameter."""
+    names = ["self", "cls"]
+    while func is not None:
+        if func.cls is not None:
+            args = func.node.args
+            positional = [*getattr(args, "posonlyargs", ()), *args.args]
+            if positional:
+                names.append(positional[0].arg)
+            break
+        func = func.parent
+    return tuple(names)
+
+
+def _callable_arguments(call: ast.Call) -> Iterator[ast.expr]:
+    for arg in call.args:
+        yield arg
+    for keyword in call.keywords:
+        if keyword.arg is not None:
+            yield keyword.value
+
+
+def _unwrap_partial(expr: ast.AST) -> ast.AST:
+    """`functools.partial(f, ...)` / `partial(f, ...)` hands `f` on."""
+    if (
+        isinstance(expr, ast.Call)
+        and expr.args
+        and (
+            (isinstance(expr.func, ast.Name) and expr.func.id == "partial")
+            or (isinstance(expr.func, ast.Attribute) and expr.func.attr == "partial")
+        )
+    ):
+        return expr.args[0]
+    return expr
+
+
+def _has_own_session(call: ast.AST, family: str) -> bool:
+    """grequests only opens a new Session per request without `session=` (or an unknown `**kwargs`)."""
+    if family != "grequests" or not isinstance(call, ast.Call):
+        return False
+    return any(kw.arg in ("session", None) for kw in call.keywords)

@@ -93,7 +93,7 @@ class FunctionInfo:
         self.cls = cls
         self.is_async = isinstance(node, ast.AsyncFunctionDef)
         self.in_loop = in_loop  # written inside a loop scope
-        self.calls: List[ast.Call] = []
+        self.calls: List = []  # the CallSites directly in its body (walk.CallSite)
         self.hot_reason: Optional[str] = None
 
     @property

@@ -126,8 +126,7 @@ FAMILIES: Dict[str, Family] = {
 
 # Clients whose request methods block (HTP403) and whose responses are requests-style (HTP202).
 SYNC_CLIENTS: FrozenSet[str] = frozenset(
-    {"requests.Session", "requests.session", "niquests.Session", "httpx.Client", "httpx2.Client",
-     "requests_futures.sessions.FuturesSession"}
+    {"requests.Session", "requests.session", "niquests.Session", "httpx.Client", "httpx2.Client"}
 )
 REQUESTS_STYLE: FrozenSet[str] = frozenset({"requests", "niquests", "grequests"})
 CLIENT_REQUEST_METHODS: FrozenSet[str] = frozenset(REQUEST_VERBS + ("send", "stream", "ws_connect"))

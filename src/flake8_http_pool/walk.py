@@ -186,9 +186,10 @@ def collect(tree: ast.Module) -> ModuleFacts:
             if node is not ctx.stmt:
                 ctx = ctx._replace(stmt=node)
         if isinstance(node, ast.Call):
-            facts.calls.append(CallSite(node, ctx))
+            site = CallSite(node, ctx)
+            facts.calls.append(site)
             if ctx.func is not None:
-                ctx.func.calls.append(node)
+                ctx.func.calls.append(site)
             mapping = is_mapping_call(node, ctx.scope)
             for arg in node.args + [kw.value for kw in node.keywords]:
                 if mapping and isinstance(arg, ast.Lambda):

@@ -1,0 +1,122 @@
+"""Hot functions: the defs of a module that run many times (RULES.md, "Hot function", sources 1-4)."""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING, Dict, List, Optional
+
+from .bindings import FunctionInfo
+from .walk import is_mapping_call
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .analysis import Analysis
+
+_HANDLER_ATTRS = frozenset({"route", "get", "post", "put", "patch", "delete", "api_route", "websocket"})
+_TASK_NAMES = frozenset({"route", "task", "shared_task", "actor", "job"})
+# Decorators that end like a handler but are not one (`@mock.patch(...)` on a test).
+_NOT_HANDLERS = ("mock.", "unittest.mock.", "patch.")
+
+# Registration without a decorator: method name -> (positional index of the handler, keyword names).
+_REGISTRATIONS = {
+    "add_url_rule": (2, ("view_func",)),
+    "add_api_route": (1, ("endpoint",)),
+    "add_api_websocket_route": (1, ("endpoint",)),
+    "add_route": (2, ("handler",)),
+    "add_get": (1, ("handler",)),
+    "add_post": (1, ("handler",)),
+    "add_put": (1, ("handler",)),
+    "add_patch": (1, ("handler",)),
+    "add_delete": (1, ("handler",)),
+    "add_head": (1, ("handler",)),
+    "add_view": (1, ("handler",)),
+}
+
+
+def dotted_name(expr: ast.AST) -> Optional[str]:
+    parts: List[str] = []
+    while isinstance(expr, ast.Attribute):
+        parts.append(expr.attr)
+        expr = expr.value
+    if not isinstance(expr, ast.Name):
+        return None
+    parts.append(expr.id)
+    return ".".join(reversed(parts))
+
+
+def decorator_reason(decorator: ast.expr, user_names: tuple) -> Optional[str]:
+    """Why a decorator makes its function hot (a handler or task), or None."""
+    target = decorator.func if isinstance(decorator, ast.Call) else decorator
+    dotted = dotted_name(target)
+    if dotted is None:
+        return None
+    for name in user_names:
+        if dotted == name or dotted.endswith("." + name) or dotted.split(".")[-1] == name:
+            return f"decorated with @{dotted}"
+    if dotted.startswith(_NOT_HANDLERS):
+        return None
+    parts = dotted.split(".")
+    last = parts[-1]
+    if len(parts) > 1 and last in _HANDLER_ATTRS:
+        return f"a request handler, @{dotted}"
+    if last in _TASK_NAMES:
+        return f"a task, @{dotted}" if last != "route" else f"a request handler, @{dotted}"
+    return None
+
+
+def find_hot_functions(analysis: "Analysis") -> Dict[FunctionInfo, str]:
+    hot: Dict[FunctionInfo, str] = {}
+    queue: List[FunctionInfo] = []
+
+    def mark(func: Optional[FunctionInfo], reason: str) -> None:
+        if func is not None and func not in hot:
+            hot[func] = reason
+            queue.append(func)
+
+    # Source 3: decorators.
+    for func in analysis.facts.functions:
+        for decorator in func.node.decorator_list:
+            reason = decorator_reason(decorator, analysis.options.hot_decorators)
+            if reason is not None:
+                mark(func, reason)
+                break
+
+    # Sources 1 and 2: called or passed in a loop scope; passed to a mapping call; registered as a handler.
+    for site in analysis.facts.calls:
+        call, ctx = site
+        looping: Optional[bool] = None
+        callee = analysis.function_target(call.func, ctx)
+        if callee is not None:
+            looping = analysis.in_loop(ctx, call)
+            if looping:
+                mark(callee, "called in a loop")
+        if not call.args and not call.keywords:
+            continue
+        mapping = is_mapping_call(call, ctx.scope)
+        for arg in [*call.args, *(kw.value for kw in call.keywords if kw.arg is not None)]:
+            if isinstance(arg, ast.Starred):
+                continue
+            target = analysis.function_target(arg, ctx)
+            if target is None:
+                continue
+            if mapping:
+                mark(target, "mapped over items")
+                continue
+            if looping is None:
+                looping = analysis.in_loop(ctx, call)
+            if looping:
+                mark(target, "passed as a callable in a loop")
+        if isinstance(call.func, ast.Attribute) and call.func.attr in _REGISTRATIONS:
+            index, keywords = _REGISTRATIONS[call.func.attr]
+            handler = call.args[index] if len(call.args) > index else None
+            for keyword in call.keywords:
+                if keyword.arg in keywords:
+                    handler = keyword.value
+            if handler is not None:
+                mark(analysis.function_target(handler, ctx), f"registered with {call.func.attr}()")
+
+    # Source 4: called from a hot function.
+    while queue:
+        func = queue.pop()
+        for site in func.calls:
+            mark(analysis.function_target(site.node.func, site.ctx), f"called from {func.qualname}()")
+    return hot

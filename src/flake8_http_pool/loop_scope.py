@@ -1,0 +1,261 @@
+"""Loop scopes, and the retry loops that are not one.
+
+A retry loop makes one request when things go well: right after the call succeeds, the loop is left
+(`return`, `break`), and it goes round again only from an `except` handler or a failed status check.
+A loop that leaves on a condition about the body (`if r.json()["state"] == "done": break`) polls, and
+stays a loop scope.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Callable, List, Optional, Tuple
+
+from .walk import Ctx
+
+_STATUS_ATTRS = frozenset({"status_code", "status"})
+_SUCCESS_FLAGS = frozenset({"ok", "is_success"})
+_FAILURE_FLAGS = frozenset({"is_error", "is_client_error", "is_server_error"})
+
+ParentOf = Callable[[ast.AST], Optional[ast.AST]]
+
+# Results of following the path after a successful call.
+_EXIT = "exit"  # the loop is left
+_AGAIN = "again"  # the loop goes round again (continue, or the end of the body)
+_POLL = "poll"  # a branch leaves on a condition about the body: a polling loop
+_NEXT = "next"  # fell off the end of a block: go on after it
+
+
+def counting_loops(ctx: Ctx, node: ast.AST, parent_of: ParentOf) -> Tuple[ast.AST, ...]:
+    """The loops of `ctx` whose loop scope really holds `node` (retry loops left out), outermost first."""
+    out: List[ast.AST] = []
+    for loop in ctx.loops:
+        if isinstance(loop, (ast.For, ast.AsyncFor, ast.While)) and ctx.stmt is not loop:
+            if is_retry_loop(loop, node, ctx.stmt, parent_of):
+                continue
+        out.append(loop)
+    return tuple(out)
+
+
+def in_loop_scope(ctx: Ctx, node: ast.AST, parent_of: ParentOf) -> bool:
+    """Whether `node` runs once per iteration of some loop (or in a def/lambda written in one)."""
+    return ctx.deferred or bool(counting_loops(ctx, node, parent_of))
+
+
+def _status_polarity(test: ast.expr, response: Optional[str]) -> Optional[bool]:
+    """True if `test` holds when the response succeeded, False if it holds when it failed, None if not a status check."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = _status_polarity(test.operand, response)
+        return None if inner is None else not inner
+    if isinstance(test, ast.BoolOp):
+        for value in test.values:
+            polarity = _status_polarity(value, response)
+            if polarity is not None:
+                return polarity
+        return None
+    if isinstance(test, ast.Attribute):
+        if test.attr in _SUCCESS_FLAGS:
+            return True
+        if test.attr in _FAILURE_FLAGS:
+            return False
+        return None
+    if isinstance(test, ast.Name):
+        return True if response is not None and test.id == response else None
+    if isinstance(test, ast.Compare):
+        sides = [test.left, *test.comparators]
+        if not any(_is_status(side) for side in sides):
+            return None
+        op = test.ops[0]
+        number = next((s.value for s in sides if isinstance(s, ast.Constant) and isinstance(s.value, int)), None)
+        status_left = _is_status(test.left)
+        if isinstance(op, (ast.NotEq, ast.NotIn, ast.IsNot)):
+            return False
+        if isinstance(op, (ast.Eq, ast.In, ast.Is)):
+            if number is not None and not 200 <= number < 400:
+                return False
+            return True
+        if number is None or len(test.ops) > 1:
+            return True
+        # `status < 400` / `400 > status` succeed; `status >= 400` fails.
+        less = isinstance(op, (ast.Lt, ast.LtE)) == status_left
+        return number > 200 if less else number < 300
+    return None
+
+
+def _is_status(expr: ast.expr) -> bool:
+    return isinstance(expr, ast.Attribute) and expr.attr in _STATUS_ATTRS
+
+
+def _is_status_call(stmt: ast.stmt) -> bool:
+    """`r.raise_for_status()` as a statement."""
+    return (
+        isinstance(stmt, ast.Expr)
+        and isinstance(stmt.value, ast.Call)
+        and isinstance(stmt.value.func, ast.Attribute)
+        and stmt.value.func.attr == "raise_for_status"
+    )
+
+
+def _assigned_name(stmt: Optional[ast.stmt]) -> Optional[str]:
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+        return stmt.targets[0].id
+    if isinstance(stmt, (ast.AnnAssign, ast.AugAssign)) and isinstance(stmt.target, ast.Name):
+        return stmt.target.id
+    return None
+
+
+class _Follow:
+    """Follows the statements that run after a successful call, up to the end of one loop's body."""
+
+    def __init__(self, loop: ast.AST, response: Optional[str]) -> None:
+        self.loop = loop
+        self.response = response
+        self.flag = self._done_flag(loop)
+
+    @staticmethod
+    def _done_flag(loop: ast.AST) -> Optional[Tuple[str, bool]]:
+        """`while not done:` is left when `done = True`: the name and the value that leaves."""
+        if not isinstance(loop, ast.While):
+            return None
+        test = loop.test
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and isinstance(test.operand, ast.Name):
+            return (test.operand.id, True)
+        if isinstance(test, ast.Name):
+            return (test.id, False)
+        return None
+
+    def block(self, stmts: List[ast.stmt], depth: int = 0) -> str:
+        """Run down `stmts` (inside the loop body, at `depth` loops below it)."""
+        for stmt in stmts:
+            result = self.stmt(stmt, depth)
+            if result != _NEXT:
+                return result
+        return _NEXT
+
+    def stmt(self, stmt: ast.stmt, depth: int) -> str:
+        if isinstance(stmt, (ast.Return, ast.Raise)):
+            return _EXIT
+        if isinstance(stmt, ast.Break):
+            return _EXIT if depth == 0 else _AGAIN
+        if isinstance(stmt, ast.Continue):
+            return _AGAIN
+        if self.flag is not None and depth == 0 and isinstance(stmt, ast.Assign):
+            name, leaving = self.flag
+            if (
+                _assigned_name(stmt) == name
+                and isinstance(stmt.value, ast.Constant)
+                and bool(stmt.value.value) == leaving
+            ):
+                return _EXIT
+        if isinstance(stmt, ast.If):
+            return self.branch(stmt, depth)
+        if isinstance(stmt, (ast.With, ast.AsyncWith)):
+            return self.block(stmt.body, depth)
+        if isinstance(stmt, ast.Try) or type(stmt).__name__ == "TryStar":
+            result = self.block(stmt.body, depth)  # type: ignore[attr-defined]
+            if result == _NEXT:
+                result = self.block(stmt.orelse, depth)  # type: ignore[attr-defined]
+            if result == _NEXT:
+                result = self.block(stmt.finalbody, depth)  # type: ignore[attr-defined]
+            return result
+        return _NEXT
+
+    def branch(self, stmt: ast.If, depth: int) -> str:
+        polarity = _status_polarity(stmt.test, self.response)
+        if polarity is None:
+            # A condition about the body: leaving on it is polling; going round on it is not a success path.
+            for body in (stmt.body, stmt.orelse):
+                if self.block(body, depth) == _EXIT:
+                    return _POLL
+            return _NEXT
+        success = stmt.body if polarity else stmt.orelse
+        return self.block(success, depth)
+
+
+def _holder(parent: ast.AST, child: ast.AST) -> Tuple[Optional[str], int]:
+    """The list field of `parent` that holds statement `child`, and its index."""
+    for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+        items = getattr(parent, field, None)
+        if isinstance(items, list):
+            for index, item in enumerate(items):
+                if item is child:
+                    return field, index
+    return None, -1
+
+
+def is_retry_loop(loop: ast.AST, node: ast.AST, stmt: Optional[ast.stmt], parent_of: ParentOf) -> bool:
+    """Whether `loop` is a retry loop for the request `node` made in statement `stmt` of its body."""
+    if stmt is None:
+        return False
+    follow = _Follow(loop, _assigned_name(stmt))
+    # The statement holding the call.
+    if isinstance(stmt, (ast.Return, ast.Raise)):
+        return True
+    if isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)):
+        return False  # the call is in an inner loop's header: that loop's body runs after it
+    if isinstance(stmt, ast.If) and _contains(stmt.test, node):
+        polarity = _status_polarity(stmt.test, None)
+        if polarity is None:
+            return False
+        result = follow.block(stmt.body if polarity else stmt.orelse)
+        return result == _EXIT
+    if isinstance(stmt, (ast.With, ast.AsyncWith)) and any(_contains(item, node) for item in stmt.items):
+        result = follow.block(stmt.body)
+        if result != _NEXT:
+            return result == _EXIT
+    # Then the statements after it, climbing out block by block to the loop's body. A `break` in a loop
+    # between the call and `loop` leaves only that inner loop (depth > 0): not a way out of `loop`.
+    depth = _loops_between(stmt, loop, parent_of)
+    current: ast.AST = stmt
+    while True:
+        parent = parent_of(current)
+        if parent is None:
+            return False
+        field, index = _holder(parent, current)
+        if field is None:
+            # `current` is an except handler or match case: go on after its Try / Match.
+            current = parent
+            continue
+        items = getattr(parent, field)
+        result = follow.block(items[index + 1:], depth)
+        if result != _NEXT:
+            return result == _EXIT
+        if parent is loop:
+            return field == "orelse"
+        if isinstance(parent, ast.Try) or type(parent).__name__ == "TryStar":
+            if field == "body":
+                result = follow.block(parent.orelse, depth)
+                if result != _NEXT:
+                    return result == _EXIT
+            if field != "finalbody":
+                result = follow.block(parent.finalbody, depth)
+                if result != _NEXT:
+                    return result == _EXIT
+        elif isinstance(parent, (ast.For, ast.AsyncFor, ast.While)):
+            if field == "body":
+                # The end of an inner loop's body: it goes round again and requests again.
+                return False
+            depth -= 1
+        elif isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module, ast.ClassDef, ast.Lambda)):
+            return False
+        current = parent
+
+
+def _loops_between(stmt: ast.AST, loop: ast.AST, parent_of: ParentOf) -> int:
+    count = 0
+    current: Optional[ast.AST] = parent_of(stmt)
+    while current is not None and current is not loop:
+        if isinstance(current, (ast.For, ast.AsyncFor, ast.While)):
+            count += 1
+        current = parent_of(current)
+    return count
+
+
+def _contains(tree: ast.AST, node: ast.AST) -> bool:
+    stack = [tree]
+    while stack:
+        item = stack.pop()
+        if item is node:
+            return True
+        stack.extend(ast.iter_child_nodes(item))
+    return False

@@ -66,20 +66,36 @@ def _status_polarity(test: ast.expr, response: Optional[str]) -> Optional[bool]:
         if not any(_is_status(side) for side in sides):
             return None
         op = test.ops[0]
-        number = next((s.value for s in sides if isinstance(s, ast.Constant) and isinstance(s.value, int)), None)
+        numbers = _status_numbers(sides)
+        number = numbers[0] if numbers else None
         status_left = _is_status(test.left)
-        if isinstance(op, (ast.NotEq, ast.NotIn, ast.IsNot)):
-            return False
-        if isinstance(op, (ast.Eq, ast.In, ast.Is)):
-            if number is not None and not 200 <= number < 400:
-                return False
-            return True
+        if isinstance(op, (ast.Eq, ast.In, ast.Is, ast.NotEq, ast.NotIn, ast.IsNot)):
+            # `== 200` / `in {200, 201}` hold on success, `== 429` / `in {429, 503}` on failure;
+            # a bare `== codes.ok` is taken as a success test. The negated operators flip it.
+            equal = not numbers or all(200 <= n < 400 for n in numbers)
+            if numbers and not equal and any(200 <= n < 400 for n in numbers):
+                return None  # a mix of success and failure codes says nothing
+            negated = isinstance(op, (ast.NotEq, ast.NotIn, ast.IsNot))
+            if negated and not numbers:
+                return False  # `!= codes.ok`
+            return equal != negated
         if number is None or len(test.ops) > 1:
             return True
         # `status < 400` / `400 > status` succeed; `status >= 400` fails.
         less = isinstance(op, (ast.Lt, ast.LtE)) == status_left
         return number > 200 if less else number < 300
     return None
+
+
+def _status_numbers(sides: List[ast.expr]) -> List[int]:
+    """The integer literals a status is compared with, inside a set/tuple/list too."""
+    out: List[int] = []
+    for side in sides:
+        items = side.elts if isinstance(side, (ast.Set, ast.Tuple, ast.List)) else [side]
+        for item in items:
+            if isinstance(item, ast.Constant) and isinstance(item.value, int) and not isinstance(item.value, bool):
+                out.append(item.value)
+    return out
 
 
 def _is_status(expr: ast.expr) -> bool:
@@ -163,10 +179,13 @@ class _Follow:
     def branch(self, stmt: ast.If, depth: int) -> str:
         polarity = _status_polarity(stmt.test, self.response)
         if polarity is None:
-            # A condition about the body: leaving on it is polling; going round on it is not a success path.
-            for body in (stmt.body, stmt.orelse):
-                if self.block(body, depth) == _EXIT:
-                    return _POLL
+            # A condition about the body: when its branches part ways (one leaves or goes round, the other
+            # goes on), whether the loop ends depends on what the response said: a polling loop.
+            results = {self.block(stmt.body, depth), self.block(stmt.orelse, depth)}
+            if len(results) == 1:
+                return results.pop()
+            if _POLL in results or _EXIT in results or _AGAIN in results:
+                return _POLL
             return _NEXT
         success = stmt.body if polarity else stmt.orelse
         return self.block(success, depth)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING, Dict, Iterator, List, NamedTuple, Optional, Set, Tuple
 
-from ..bindings import ASSIGN, WITH, Binding, Meaning, lookup
+from ..bindings import ASSIGN, WITH, Binding, Meaning, Scope, lookup
 from ..finding import Hit
-from ..libraries import REQUESTS_STYLE
+from ..libraries import CLIENT_CONSTRUCTORS, REQUEST_VERBS, REQUESTS_STYLE, constructor_family
 from ..walk import Ctx
 from .connections import span
 
@@ -21,6 +21,12 @@ _BODY_ATTRS = frozenset({"content", "text"})
 _BODY_METHODS = frozenset({"read", "text", "aread"})
 _STREAM_APIS = frozenset({"iter_content", "iter_lines", "raw"})
 _CLOSERS = frozenset({"close", "release_conn", "aclose"})
+# Calls that look at a response without keeping or closing it: handing it to them releases nothing.
+_INSPECTORS = frozenset({"print", "len", "repr", "str", "bool", "type", "id", "isinstance", "hasattr", "vars"})
+_LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log"})
+# `resp.text.encode()` / `resp.read().decode()` is still the whole body.
+_BODY_PASSTHROUGH = frozenset({"encode", "decode"})
+_STREAMED_VERBS = frozenset(REQUEST_VERBS + ("send",))
 
 
 class Request(NamedTuple):
@@ -31,11 +37,31 @@ class Request(NamedTuple):
     meaning: Meaning  # kind "response": qual is the library ("requests") or the client constructor
     uses: Tuple[ast.expr, ...]  # expressions that evaluate to the response (the call itself, or names bound to it)
     holder: Optional[ast.AST]  # what takes the call's value directly (Assign, withitem, Return, ...)
+    local: bool  # made through the library itself or a client bound in this same function
 
 
-def _library(meaning: Meaning) -> str:
+# Clients whose request methods return something other than a response body the rules follow.
+_NOT_RESPONSES = frozenset(
+    {
+        "requests_futures.sessions.FuturesSession",  # a Future
+        "urllib3.PoolManager",  # urllib3 responses: `.data`, `preload_content=False`, out of these rules
+        "urllib3.ProxyManager",
+        "urllib3.HTTPConnectionPool",
+        "urllib3.HTTPSConnectionPool",
+        "urllib3.connection_from_url",
+        "aiohttp.TCPConnector",
+    }
+)
+
+
+def _library(meaning: Meaning) -> Optional[str]:
+    """The library a response comes from ("requests", "httpx", "aiohttp", "urllib.request"), None if unknown."""
     qual = meaning.qual
-    return qual if "." not in qual or qual == "urllib.request" else qual.split(".", 1)[0]
+    if not qual:
+        return None
+    if qual in CLIENT_CONSTRUCTORS:
+        return constructor_family(qual)
+    return qual
 
 
 def _requests_style(meaning: Meaning) -> bool:
@@ -43,14 +69,37 @@ def _requests_style(meaning: Meaning) -> bool:
 
 
 def _stream_keyword(call: ast.Call) -> Optional[bool]:
-    """True/False for a literal `stream=`, False when absent, None when unknown (`**kwargs`, a variable)."""
+    """True/False for a literal `stream=`, False when absent, None when unknown (`**kwargs`, `*args`, a variable)."""
+    unknown = any(isinstance(arg, ast.Starred) for arg in call.args)
     for keyword in call.keywords:
         if keyword.arg == "stream":
             value = keyword.value
             return bool(value.value) if isinstance(value, ast.Constant) else None
         if keyword.arg is None:
-            return None
-    return False
+            unknown = True
+    return None if unknown else False
+
+
+def _frame(scope: Scope) -> Scope:
+    """The function (or module) scope that runs `scope`'s code: comprehensions and lambdas belong to it."""
+    while scope.kind in ("comprehension", "lambda", "class") and scope.parent is not None:
+        scope = scope.parent
+    return scope
+
+
+def _client_is_local(call: ast.Call, ctx: Ctx) -> bool:
+    """The client the request goes through is built inline or bound (assigned, `with ... as`) in this same
+    function: a parameter, a module global or `self.session` may be anything by the time this runs."""
+    func = call.func
+    if not isinstance(func, ast.Attribute):
+        return False
+    receiver = func.value
+    if isinstance(receiver, ast.Call):
+        return True  # `requests.Session().get(u)`
+    if not isinstance(receiver, ast.Name):
+        return False
+    binding = lookup(receiver.id, ctx.scope, (receiver.lineno, receiver.col_offset))
+    return binding is not None and binding.kind in (ASSIGN, WITH) and _frame(binding.scope) is _frame(ctx.scope)
 
 
 def requests_made(analysis: "Analysis") -> List[Request]:
@@ -61,26 +110,54 @@ def requests_made(analysis: "Analysis") -> List[Request]:
     out: List[Request] = []
     for call, ctx in analysis.facts.calls:
         meaning = analysis.meaning(call, ctx.scope)
-        if meaning is None or meaning.kind != "response" or meaning.qual == "grequests":
+        # `meaning.node is not call`: a wrapper such as `closing(requests.get(u))` resolves to the inner request.
+        if meaning is None or meaning.kind != "response" or meaning.node is not call:
             continue
-        value, holder = _value_holder(analysis, call)
-        uses: List[ast.expr] = [value]
-        binding_names = _bound_names(holder, value)
-        for name in binding_names:
-            uses.extend(_uses_of_binding(analysis, name, ctx, holder))
-        out.append(Request(call, ctx, meaning, tuple(uses), holder))
+        if meaning.qual == "grequests" or meaning.qual in _NOT_RESPONSES:
+            continue  # grequests.get only builds an AsyncRequest
+        if isinstance(call.func, ast.Attribute) and call.func.attr == "ws_connect":
+            continue
+        local = meaning.qual not in CLIENT_CONSTRUCTORS or _client_is_local(call, ctx)
+        out.append(_follow(analysis, call, ctx, meaning, local))
     analysis._requests_made = out  # type: ignore[attr-defined]
     return out
 
 
-def _value_holder(analysis: "Analysis", call: ast.Call) -> Tuple[ast.expr, Optional[ast.AST]]:
-    """The expression carrying the response (through `await`) and its holder."""
+def _follow(analysis: "Analysis", call: ast.Call, ctx: Ctx, meaning: Meaning, local: bool) -> Request:
+    """The request with every expression of this function that evaluates to its response."""
+    value, holder = _value_holder(analysis, call, ctx)
+    uses: List[ast.expr] = [value]
+    for name in _bound_names(holder, value):
+        uses.extend(_uses_of_binding(analysis, name, ctx, holder))
+    # Plain aliases (`resp = r`) carry the response on; a few hops are plenty.
+    index = 1
+    while index < len(uses) and len(uses) < 64:
+        use = uses[index]
+        index += 1
+        parent = analysis.parent(use)
+        if isinstance(parent, (ast.Assign, ast.AnnAssign)) and parent.value is use:
+            for name in _bound_names(parent, use):
+                uses.extend(u for u in _uses_of_binding(analysis, name, ctx, parent) if u not in uses)
+    return Request(call, ctx, meaning, tuple(uses), holder, local)
+
+
+def _value_holder(analysis: "Analysis", call: ast.Call, ctx: Ctx) -> Tuple[ast.expr, Optional[ast.AST]]:
+    """The expression carrying the response (through `await` and `contextlib.closing(...)`) and its holder."""
     value: ast.expr = call
     parent = analysis.parent(value)
-    while isinstance(parent, ast.Await):
-        value = parent
+    while True:
+        if isinstance(parent, ast.Await):
+            value = parent
+        elif isinstance(parent, ast.Call) and parent.args and parent.args[0] is value and _is_closing(analysis, parent, ctx):
+            value = parent
+        else:
+            return value, parent
         parent = analysis.parent(value)
-    return value, parent
+
+
+def _is_closing(analysis: "Analysis", call: ast.Call, ctx: Ctx) -> bool:
+    meaning = analysis.meaning(call.func, ctx.scope)
+    return meaning is not None and meaning.kind == "lib" and meaning.qual == "contextlib.closing"
 
 
 def _bound_names(holder: Optional[ast.AST], value: ast.expr) -> List[str]:
@@ -115,67 +192,144 @@ def _binding_from(binding: Binding, holder: Optional[ast.AST]) -> bool:
     return False
 
 
+def _target_name(request: Request) -> Optional[str]:
+    names = _bound_names(request.holder, request.uses[0])
+    return names[0] if names else None
+
+
 # -- HTP202 ----------------------------------------------------------------------------------------------
-def _stream_api_use(analysis: "Analysis", request: Request) -> Optional[str]:
+def _stream_api_use(analysis: "Analysis", request: Request) -> Optional[ast.Attribute]:
     for use in request.uses:
         parent = analysis.parent(use)
         if isinstance(parent, ast.Attribute) and parent.value is use and parent.attr in _STREAM_APIS:
-            return f".{parent.attr}" if parent.attr == "raw" else f".{parent.attr}()"
+            if parent.attr == "raw":
+                return parent
+            grand = analysis.parent(parent)
+            if isinstance(grand, ast.Call) and grand.func is parent:
+                return parent
     return None
 
 
-def _htp202(analysis: "Analysis") -> Dict[int, Tuple[Request, str]]:
-    found: Dict[int, Tuple[Request, str]] = {}
+def _htp202(analysis: "Analysis") -> Dict[int, Tuple[Request, ast.Attribute]]:
+    cached = getattr(analysis, "_htp202", None)
+    if cached is not None:
+        return cached
+    found: Dict[int, Tuple[Request, ast.Attribute]] = {}
     for request in requests_made(analysis):
-        if not _requests_style(request.meaning) or _stream_keyword(request.call) is not False:
+        if not request.local or not _requests_style(request.meaning) or _stream_keyword(request.call) is not False:
             continue
         use = _stream_api_use(analysis, request)
         if use is not None:
             found[id(request.call)] = (request, use)
+    analysis._htp202 = found  # type: ignore[attr-defined]
     return found
 
 
-def _call_name(request: Request) -> str:
-    meaning = request.meaning
+def _call_name(analysis: "Analysis", request: Request) -> str:
+    """How the message names the request: `requests.get`, `httpx.Client.post`, `client.send`."""
     func = request.call.func
-    if meaning.qual == "send":
-        receiver = func.value if isinstance(func, ast.Attribute) else func
-        return f"{ast.unparse(receiver)}.send" if isinstance(receiver, (ast.Name, ast.Attribute)) else "send"
-    if meaning.qual in ("requests", "niquests", "httpx", "httpx2", "aiohttp", "urllib.request", "grequests"):
-        verb = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "request")
-        return f"{meaning.qual}.{verb}"
-    verb = func.attr if isinstance(func, ast.Attribute) else "request"
-    return f"{meaning.qual}.{verb}"
+    qual = request.meaning.qual
+    if isinstance(func, ast.Attribute) and (not qual or qual in CLIENT_CONSTRUCTORS):
+        if qual:
+            return f"{qual}.{func.attr}"
+        receiver = func.value
+        if isinstance(receiver, (ast.Name, ast.Attribute)):
+            return f"{ast.unparse(receiver)}.{func.attr}"
+        return func.attr
+    meaning = analysis.meaning(func, request.ctx.scope)
+    if meaning is not None and meaning.kind == "lib":
+        return meaning.qual
+    return qual or "request"
+
+
+def _where(request: Request) -> Dict[str, object]:
+    """What every fix of these rules needs about the request's site."""
+    return {
+        "library": _library(request.meaning),
+        "client": request.meaning.qual if request.meaning.qual in CLIENT_CONSTRUCTORS else None,
+        "request": span(request.call),
+        "response": _target_name(request),
+        "in_with": isinstance(request.holder, ast.withitem),
+        "statement": span(request.ctx.stmt),
+        "async": request.ctx.async_body,
+    }
 
 
 def stream_api_without_stream(analysis: "Analysis") -> Iterator[Hit]:
+    """HTP202: `iter_content()` / `iter_lines()` / `.raw` on a requests-style response made without stream=True."""
     for request, use in _htp202(analysis).values():
-        yield Hit(
-            request.call,
-            {"use": use, "call": _call_name(request)},
-            {"library": _library(request.meaning), "request": span(request.call), "use": use},
-        )
+        text = f".{use.attr}" if use.attr == "raw" else f".{use.attr}()"
+        details = _where(request)
+        details.update(use=text, use_span=span(use))
+        yield Hit(request.call, {"use": text, "call": _call_name(analysis, request)}, details)
 
 
 # -- HTP201 ----------------------------------------------------------------------------------------------
+def _is_whole_read(call: ast.Call) -> bool:
+    """`read()` / `read(-1)` reads everything; `read(n)` is a chunk."""
+    if not call.args and not call.keywords:
+        return True
+    arg = call.args[0] if call.args else None
+    return isinstance(arg, ast.Constant) and (arg.value is None or arg.value == -1)
+
+
+def _awaited(analysis: "Analysis", expr: ast.expr) -> ast.expr:
+    parent = analysis.parent(expr)
+    return parent if isinstance(parent, ast.Await) else expr
+
+
 def _body_expressions(analysis: "Analysis", request: Request) -> List[ast.expr]:
-    """`r.content`, `r.text`, `r.read()`, `await resp.read()` / `.text()` on the response."""
+    """`r.content`, `r.text`, `r.read()`, `await resp.read()` / `await resp.text()`, `await resp.content.read()`."""
     out: List[ast.expr] = []
+    aiohttp = _library(request.meaning) == "aiohttp"
     for use in request.uses:
         parent = analysis.parent(use)
         if not isinstance(parent, ast.Attribute) or parent.value is not use:
             continue
-        if parent.attr in _BODY_ATTRS:
-            out.append(parent)
-            continue
         grand = analysis.parent(parent)
-        if parent.attr in _BODY_METHODS and isinstance(grand, ast.Call) and grand.func is parent:
-            expr: ast.expr = grand
-            above = analysis.parent(grand)
-            if isinstance(above, ast.Await):
-                expr = above
-            out.append(expr)
+        called = isinstance(grand, ast.Call) and grand.func is parent
+        body: Optional[ast.expr] = None
+        if called and parent.attr in _BODY_METHODS:
+            if parent.attr != "read" or _is_whole_read(grand):  # type: ignore[arg-type]
+                body = _awaited(analysis, grand)  # type: ignore[arg-type]
+        elif not called and parent.attr in _BODY_ATTRS:
+            if not aiohttp:
+                body = parent
+            elif parent.attr == "content":
+                # aiohttp's resp.content is a StreamReader: only its `read()` takes the whole body.
+                reader = grand
+                call = analysis.parent(reader) if reader is not None else None
+                if (
+                    isinstance(reader, ast.Attribute) and reader.attr == "read"
+                    and isinstance(call, ast.Call) and call.func is reader and _is_whole_read(call)
+                ):
+                    body = _awaited(analysis, call)
+        if body is not None:
+            out.append(_through_conversions(analysis, body))
     return out
+
+
+def _through_conversions(analysis: "Analysis", expr: ast.expr) -> ast.expr:
+    """`r.text.encode()`, `resp.read().decode()`: the whole body still."""
+    for _ in range(3):
+        parent = analysis.parent(expr)
+        grand = analysis.parent(parent) if parent is not None else None
+        if (
+            isinstance(parent, ast.Attribute) and parent.attr in _BODY_PASSTHROUGH
+            and isinstance(grand, ast.Call) and grand.func is parent
+        ):
+            expr = grand
+        else:
+            break
+    return expr
+
+
+def _callee_name(func: ast.expr) -> str:
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    if isinstance(func, ast.Name):
+        return func.id
+    return ""
 
 
 def _is_file(analysis: "Analysis", expr: ast.expr, ctx: Ctx, depth: int = 0) -> bool:
@@ -185,9 +339,7 @@ def _is_file(analysis: "Analysis", expr: ast.expr, ctx: Ctx, depth: int = 0) -> 
     if isinstance(expr, ast.Await):
         return _is_file(analysis, expr.value, ctx, depth + 1)
     if isinstance(expr, ast.Call):
-        func = expr.func
-        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-        return name in _OPENERS
+        return _callee_name(expr.func) in _OPENERS
     if isinstance(expr, ast.Name):
         binding = lookup(expr.id, ctx.scope, (expr.lineno, expr.col_offset))
         if binding is not None and binding.kind in (ASSIGN, WITH) and isinstance(binding.value, ast.expr):
@@ -195,63 +347,65 @@ def _is_file(analysis: "Analysis", expr: ast.expr, ctx: Ctx, depth: int = 0) -> 
     return False
 
 
-def _written(analysis: "Analysis", expr: ast.expr, ctx: Ctx, depth: int = 0) -> Optional[ast.Call]:
-    """The call that writes `expr` to a file, directly or through a local name, if any."""
+def _written(analysis: "Analysis", expr: ast.expr, ctx: Ctx, depth: int = 0, wrapped: bool = False) -> Optional[ast.Call]:
+    """The call that writes `expr` to a file, directly or through local names, if any.
+
+    `wrapped`: `expr` is an `io.BytesIO(body)`, which counts only when copied with `shutil.copyfileobj`.
+    """
     parent = analysis.parent(expr)
-    if isinstance(parent, ast.Call) and expr in parent.args:
-        func = parent.func
-        if isinstance(func, ast.Attribute):
-            if func.attr in ("write_bytes", "write_text"):
+    if isinstance(parent, ast.Await):
+        expr, parent = parent, analysis.parent(parent)
+    if isinstance(parent, ast.Call) and any(arg is expr for arg in parent.args):
+        name = _callee_name(parent.func)
+        if wrapped:
+            return parent if name == "copyfileobj" and parent.args[0] is expr else None
+        if isinstance(parent.func, ast.Attribute):
+            if name in ("write_bytes", "write_text"):
                 return parent
-            if func.attr in ("write", "writelines") and _is_file(analysis, func.value, ctx):
+            if name in ("write", "writelines") and _is_file(analysis, parent.func.value, ctx):
                 return parent
-        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-        if name == "BytesIO" or name == "StringIO":
-            outer = analysis.parent(parent)
-            if isinstance(outer, ast.Call) and parent in outer.args:
-                outer_name = outer.func.attr if isinstance(outer.func, ast.Attribute) else getattr(outer.func, "id", "")
-                if outer_name == "copyfileobj":
-                    return outer
+        if name in ("BytesIO", "StringIO") and depth < 4:
+            return _written(analysis, parent, ctx, depth + 1, True)
         return None
-    if depth < 3 and isinstance(parent, ast.Assign) and parent.value is expr:
-        for target in parent.targets:
-            if isinstance(target, ast.Name):
-                for use in analysis.name_uses(target.id):
-                    if use.ctx.func is not ctx.func:
-                        continue
-                    binding = lookup(target.id, use.ctx.scope, (use.node.lineno, use.node.col_offset))
-                    if binding is not None and binding.kind == ASSIGN and binding.value is expr:
-                        write = _written(analysis, use.node, use.ctx, depth + 1)
-                        if write is not None:
-                            return write
+    if depth < 4 and isinstance(parent, (ast.Assign, ast.AnnAssign)) and parent.value is expr:
+        targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
+        for target in targets:
+            if not isinstance(target, ast.Name):
+                continue
+            for use in analysis.name_uses(target.id):
+                if use.ctx.func is not ctx.func:
+                    continue
+                binding = lookup(target.id, use.ctx.scope, (use.node.lineno, use.node.col_offset))
+                if binding is not None and binding.kind == ASSIGN and binding.value is expr:
+                    write = _written(analysis, use.node, use.ctx, depth + 1, wrapped)
+                    if write is not None:
+                        return write
     return None
 
 
 def unstreamed_download(analysis: "Analysis") -> Iterator[Hit]:
+    """HTP201: a whole response body written to a file (not where HTP202 already reports the request)."""
     htp202 = _htp202(analysis)
     for request in requests_made(analysis):
-        if id(request.call) in htp202:
+        if not request.local or id(request.call) in htp202:
             continue
         for body in _body_expressions(analysis, request):
             write = _written(analysis, body, request.ctx)
             if write is None:
                 continue
             library = _library(request.meaning)
-            yield Hit(
-                request.call,
-                {"call": _call_name(request), "remedy": _stream_remedy(library)},
-                {
-                    "library": library,
-                    "request": span(request.call),
-                    "body": span(body),
-                    "write": span(write),
-                    "stream": _stream_keyword(request.call),
-                },
+            details = _where(request)
+            details.update(
+                body=span(body),
+                write=span(write),
+                writer=_callee_name(write.func),
+                stream=_stream_keyword(request.call),
             )
+            yield Hit(request.call, {"call": _call_name(analysis, request), "remedy": _stream_remedy(library)}, details)
             break
 
 
-def _stream_remedy(library: str) -> str:
+def _stream_remedy(library: Optional[str]) -> str:
     if library in ("requests", "niquests"):
         return "request it with stream=True in a `with` and write r.iter_content(65536) chunks"
     if library in ("httpx", "httpx2"):
@@ -264,6 +418,14 @@ def _stream_remedy(library: str) -> str:
 
 
 # -- HTP203 ----------------------------------------------------------------------------------------------
+def _inspects(analysis: "Analysis", call: ast.Call, ctx: Ctx) -> bool:
+    """`print(r)`, `len(r.content)`, `log.info("%s", r)`: a look at the response that neither keeps nor closes it."""
+    func = call.func
+    if isinstance(func, ast.Name):
+        return func.id in _INSPECTORS and lookup(func.id, ctx.scope, (func.lineno, func.col_offset)) is None
+    return isinstance(func, ast.Attribute) and func.attr in _LOG_METHODS
+
+
 def _released(analysis: "Analysis", request: Request) -> bool:
     """The response is used as a `with` target, closed, returned, yielded or stored outside the function."""
     holder = request.holder
@@ -283,47 +445,49 @@ def _released(analysis: "Analysis", request: Request) -> bool:
                 return True
             continue
         if isinstance(parent, ast.Call) and parent.func is not use:
-            return True  # handed to another function (`closing(r)`, a helper): it may close it
-        if isinstance(parent, ast.keyword):
+            if _inspects(analysis, parent, request.ctx):
+                continue
+            return True  # handed to another function (`closing(r)`, `stack.enter_context(r)`, a helper)
+        if isinstance(parent, (ast.keyword, ast.Starred)):
             return True
         if isinstance(parent, (ast.Tuple, ast.List, ast.Dict, ast.Set)):
             return True
-        if isinstance(parent, ast.Assign) and parent.value is use:
-            if any(not isinstance(t, ast.Name) for t in parent.targets):
-                return True
-            if any(isinstance(t, ast.Name) and t.id in request.ctx.scope.globals for t in parent.targets):
+        if isinstance(parent, (ast.Assign, ast.AnnAssign)) and parent.value is use:
+            targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
+            if any(not isinstance(t, ast.Name) for t in targets):
+                return True  # `self.resp = r`, `cache[u] = r`
+            if any(isinstance(t, ast.Name) and _outlives(t.id, request.ctx) for t in targets):
                 return True
     return False
 
 
+def _outlives(name: str, ctx: Ctx) -> bool:
+    """Assigning to `name` stores outside the function: a `global` / `nonlocal`, or module-level code."""
+    scope = ctx.scope
+    return name in scope.globals or name in scope.nonlocals or _frame(scope).kind == "module"
+
+
 def streamed_response_not_closed(analysis: "Analysis") -> Iterator[Hit]:
+    """HTP203: a stream=True response that is never closed, returned, yielded or stored."""
     for request in _streamed_requests(analysis):
         if _released(analysis, request):
             continue
-        yield Hit(
-            request.call,
-            {"call": _call_name(request)},
-            {"library": _library(request.meaning), "request": span(request.call)},
-        )
+        yield Hit(request.call, {"call": _call_name(analysis, request)}, _where(request))
 
 
 def _streamed_requests(analysis: "Analysis") -> Iterator[Request]:
     seen: Set[int] = set()
     for request in requests_made(analysis):
-        if _stream_keyword(request.call) is True and (
-            _requests_style(request.meaning) or _is_send(request.call)
-        ):
+        if _stream_keyword(request.call) is True and (_requests_style(request.meaning) or _is_send(request.call)):
             seen.add(id(request.call))
             yield request
     # `anything.send(req, stream=True)`: httpx and requests both return a streamed response.
     for call, ctx in analysis.facts.calls:
         if id(call) in seen or not _is_send(call) or _stream_keyword(call) is not True:
             continue
-        value, holder = _value_holder(analysis, call)
-        uses: List[ast.expr] = [value]
-        for name in _bound_names(holder, value):
-            uses.extend(_uses_of_binding(analysis, name, ctx, holder))
-        yield Request(call, ctx, Meaning("response", "send", call), tuple(uses), holder)
+        if analysis.meaning(call, ctx.scope) is not None:
+            continue  # a known client's send was judged above
+        yield _follow(analysis, call, ctx, Meaning("response", "", call), False)
 
 
 def _is_send(call: ast.Call) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from typing import Dict, Iterator, List, NamedTuple, Optional, Tuple
 
-from .bindings import Binding, ClassInfo, FunctionInfo, Meaning, Scope, lookup, resolve
+from .bindings import Binding, ClassInfo, FunctionInfo, Meaning, Scope, class_method, lookup, resolve
 from .hot_functions import find_hot_functions
 from .libraries import unpooled_family
 from .loop_scope import counting_loops
@@ -142,17 +142,8 @@ class Analysis:
             return self._method(meaning.node, "__init__")
         return None
 
-    def _method(self, cls: ClassInfo, name: str, depth: int = 0) -> Optional[FunctionInfo]:
-        found = cls.methods.get(name)
-        if found is not None or depth > 8:
-            return found
-        for base in cls.bases:
-            meaning = self.meaning(base, cls.scope.parent or cls.scope)
-            if meaning is not None and meaning.kind == "class" and isinstance(meaning.node, ClassInfo):
-                found = self._method(meaning.node, name, depth + 1)
-                if found is not None:
-                    return found
-        return None
+    def _method(self, cls: ClassInfo, name: str) -> Optional[FunctionInfo]:
+        return class_method(cls, name)
 
 
 def _enclosing_class(func: Optional[FunctionInfo]) -> Optional[ClassInfo]:

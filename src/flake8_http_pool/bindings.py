@@ -147,7 +147,8 @@ class Meaning(NamedTuple):
     kind: "lib" (a library object by qualified name), "client" (a client instance; qual: its constructor),
     "method" (a client's bound method; qual: constructor, attr: method name), "response" (the result of a
     request; qual: library or constructor), "function" (a def of this module), "class" (a class of this module),
-    "pool" (a thread pool instance; qual: constructor).
+    "pool" (a thread pool instance; qual: constructor), "instance" (an instance of a class of this module;
+    node: its ClassInfo).
     """
 
     kind: str
@@ -181,8 +182,9 @@ def resolve(expr: ast.AST, scope: Scope, depth: int = 0) -> Optional[Meaning]:
             return Meaning("lib", canonical(f"{base.qual}.{expr.attr}"))
         if base.kind == "client":
             return Meaning("method", base.qual, base.node, expr.attr)
-        if base.kind == "class":
-            method = base.node.methods.get(expr.attr) if isinstance(base.node, ClassInfo) else None
+        if base.kind in ("class", "instance"):
+            # `Fetcher.fetch` and `Fetcher().fetch` / `fetcher.fetch` name the def of this module.
+            method = class_method(base.node, expr.attr) if isinstance(base.node, ClassInfo) else None
             return Meaning("function", node=method) if method is not None else None
         if base.kind == "pool":
             return Meaning("pool_method", base.qual, base.node, expr.attr)
@@ -219,6 +221,23 @@ def _call_meaning(call: ast.Call, scope: Scope, depth: int) -> Optional[Meaning]
         return None
     if callee.kind == "method" and callee.attr in CLIENT_REQUEST_METHODS:
         return Meaning("response", callee.qual, call)
+    if callee.kind == "class":
+        return Meaning("instance", node=callee.node)
+    return None
+
+
+def class_method(cls: ClassInfo, name: str, depth: int = 0) -> Optional["FunctionInfo"]:
+    """The def `name` of a class of this module, or of one of its bases defined in this module."""
+    found = cls.methods.get(name)
+    if found is not None or depth > 8:
+        return found
+    outer = cls.scope.parent or cls.scope
+    for base in cls.bases:
+        meaning = resolve(base, outer, depth + 1)
+        if meaning is not None and meaning.kind == "class" and isinstance(meaning.node, ClassInfo):
+            found = class_method(meaning.node, name, depth + 1)
+            if found is not None:
+                return found
     return None
 
 

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterator
+import ast
+from typing import TYPE_CHECKING, Iterator, Optional
 
+from ..bindings import PARAM, FunctionInfo, Meaning, Scope, lookup
 from ..finding import Hit
 from ..libraries import CLIENT_REQUEST_METHODS, SYNC_CLIENTS, unpooled_family
+from ..walk import Ctx
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..analysis import Analysis
 
+# aiohttp.request is async and grequests.* only builds a request: neither blocks here.
 _BLOCKING_FAMILIES = frozenset({"requests", "niquests", "httpx", "httpx2", "urllib.request"})
 _ALTERNATIVE = {
     "requests": "aiohttp or httpx.AsyncClient",
@@ -20,9 +24,37 @@ _ALTERNATIVE = {
 }
 
 
+def _function_of(scope: Optional[Scope]) -> Optional[FunctionInfo]:
+    """The def whose body holds `scope` (comprehensions belong to the function around them; lambdas do not)."""
+    while scope is not None and scope.kind == "comprehension":
+        scope = scope.parent
+    if scope is None or scope.kind != "function":
+        return None
+    return scope.function
+
+
+def _client_bound_here(analysis: "Analysis", call: ast.Call, meaning: Meaning, ctx: Ctx) -> bool:
+    """The sync client whose method is called was created, or is a parameter annotated as one, in this very function.
+
+    A module-level session, `self.session` or a client handed in from elsewhere is left alone: RULES.md flags
+    only clients bound in the same function.
+    """
+    constructor = meaning.node
+    if isinstance(constructor, ast.Call):
+        site = analysis.call_site(constructor)
+        return site is not None and site.ctx.func is ctx.func
+    # No constructor: the client comes from an annotation (`s: requests.Session`), a parameter of this function.
+    receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
+    if not isinstance(receiver, ast.Name):
+        return False
+    binding = lookup(receiver.id, ctx.scope, (receiver.lineno, receiver.col_offset))
+    return binding is not None and binding.kind == PARAM and _function_of(binding.scope) is ctx.func
+
+
 def blocking_http_in_async(analysis: "Analysis") -> Iterator[Hit]:
+    """HTP403: a sync unpooled call, or a request on a sync client bound in the same function, in an async def body."""
     for call, ctx in analysis.facts.calls:
-        if not ctx.async_body:
+        if not ctx.async_body or ctx.func is None:
             continue
         meaning = analysis.meaning(call.func, ctx.scope)
         if meaning is None:
@@ -32,14 +64,18 @@ def blocking_http_in_async(analysis: "Analysis") -> Iterator[Hit]:
             if family not in _BLOCKING_FAMILIES:
                 continue
             name = meaning.qual
-        elif meaning.kind == "method" and meaning.qual in SYNC_CLIENTS and meaning.attr in CLIENT_REQUEST_METHODS:
+        elif (
+            meaning.kind == "method"
+            and meaning.qual in SYNC_CLIENTS
+            and meaning.attr in CLIENT_REQUEST_METHODS
+            and _client_bound_here(analysis, call, meaning, ctx)
+        ):
             family = meaning.qual.split(".", 1)[0]
             name = f"{meaning.qual}.{meaning.attr}"
         else:
             continue
-        function = ctx.func.qualname if ctx.func is not None else "?"
         yield Hit(
             call,
-            {"call": name, "function": function, "alternative": _ALTERNATIVE.get(family, "an async client")},
+            {"call": name, "function": ctx.func.qualname, "alternative": _ALTERNATIVE.get(family, "an async client")},
             {"library": family},
         )

@@ -44,15 +44,22 @@ def in_loop_scope(ctx: Ctx, node: ast.AST, parent_of: ParentOf) -> bool:
 
 def _status_polarity(test: ast.expr, response: Optional[str]) -> Optional[bool]:
     """True if `test` holds when the response succeeded, False if it holds when it failed, None if not a status check."""
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        inner = _status_polarity(test.operand, response)
-        return None if inner is None else not inner
-    if isinstance(test, ast.BoolOp):
-        for value in test.values:
-            polarity = _status_polarity(value, response)
+    # Depth first through `not` and `and`/`or` with an explicit stack: the first status check found decides.
+    stack: List[Tuple[ast.expr, bool]] = [(test, False)]
+    while stack:
+        expr, negated = stack.pop()
+        if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
+            stack.append((expr.operand, not negated))
+        elif isinstance(expr, ast.BoolOp):
+            stack.extend((value, negated) for value in reversed(expr.values))
+        else:
+            polarity = _leaf_polarity(expr, response)
             if polarity is not None:
-                return polarity
-        return None
+                return polarity != negated
+    return None
+
+
+def _leaf_polarity(test: ast.expr, response: Optional[str]) -> Optional[bool]:
     if isinstance(test, ast.Attribute):
         if test.attr in _SUCCESS_FLAGS:
             return True

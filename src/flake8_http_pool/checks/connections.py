@@ -3,18 +3,22 @@
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, NamedTuple, Optional, Tuple
 
-from ..bindings import ASSIGN, WITH, FunctionInfo, lookup
+from ..bindings import ASSIGN, DEF, WITH, FunctionInfo, Scope, lookup
 from ..finding import Hit
-from ..libraries import CLIENT_CONSTRUCTORS, FAMILIES
-from ..walk import CallSite, Ctx
+from ..libraries import CLIENT_CONSTRUCTORS, FAMILIES, constructor_family
+from ..walk import CallSite, Ctx, NameUse
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..analysis import Analysis, UnpooledSite
 
 _CACHE_DECORATORS = frozenset({"cache", "lru_cache", "cached_property", "cached"})
 _CONTAINER_METHODS = frozenset({"append", "add", "insert", "extend", "setdefault", "put", "put_nowait", "update"})
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+_RETURNS = (ast.Return, ast.Yield, ast.YieldFrom)
+_LOOP_NODES = (ast.For, ast.AsyncFor, ast.While) + _COMPREHENSIONS
+_SCOPE_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.Module)
 
 
 def span(node: Optional[ast.AST]) -> Optional[Tuple[int, int, int, int]]:
@@ -84,12 +88,16 @@ def unpooled_call_in_hot_function(analysis: "Analysis") -> Iterator[Hit]:
 
 
 def client_constructions(analysis: "Analysis") -> List[Tuple[ast.Call, str, Ctx]]:
-    """Every client constructor call of the module: (call, canonical constructor, ctx)."""
+    """Every client constructor call of the module: (call, canonical constructor, ctx), computed once."""
+    cached = getattr(analysis, "_client_constructions", None)
+    if cached is not None:
+        return cached  # type: ignore[no-any-return]
     out = []
     for call, ctx in analysis.facts.calls:
         meaning = analysis.meaning(call.func, ctx.scope)
         if meaning is not None and meaning.kind == "lib" and meaning.qual in CLIENT_CONSTRUCTORS:
             out.append((call, meaning.qual, ctx))
+    setattr(analysis, "_client_constructions", out)
     return out
 
 
@@ -98,39 +106,72 @@ def _client_name(qual: str) -> str:
 
 
 def client_created_in_loop(analysis: "Analysis") -> Iterator[Hit]:
+    """HTP103: a client constructor in a loop scope that is not kept for later iterations."""
     for call, qual, ctx in client_constructions(analysis):
         if not analysis.in_loop(ctx, call):
             continue
-        if kept_for_reuse(analysis, call, ctx, names_count=False):
+        fate = _fate(analysis, call, ctx)
+        if fate.feeds_client or kept_for_reuse(analysis, call, ctx, names_count=True, fate=fate):
             continue
-        yield Hit(
-            call,
-            {"client": _client_name(qual)},
-            {
-                "client": qual,
-                "loop": span(analysis.outermost_loop_statement(ctx, call)),
-                "function": ctx.func.qualname if ctx.func is not None else None,
-                "async": ctx.async_body,
-            },
+        loop_stmt = analysis.outermost_loop_statement(ctx, call)
+        handle = _handle(fate)
+        loops = analysis.loops(ctx, call)
+        hoistable = (
+            loop_stmt is not None
+            and not ctx.deferred
+            and not _uses_loop_names(call, loops[0] if loops else loop_stmt)
+            and not (handle is not None and _configured_in(handle, loop_stmt))
         )
+        details = _construction_details(qual, ctx, fate)
+        details.update(loop=span(loop_stmt), hoistable=hoistable)
+        yield Hit(call, {"client": _client_name(qual)}, details)
 
 
 def client_per_request(analysis: "Analysis") -> Iterator[Hit]:
+    """HTP104: a client constructor in a hot function (not in a loop there: that is HTP103), not kept for reuse."""
     hot = analysis.hot
     for call, qual, ctx in client_constructions(analysis):
         func = ctx.func
         if func is None or func not in hot or analysis.in_loop(ctx, call):
             continue
-        if _is_cached(func) or kept_for_reuse(analysis, call, ctx, names_count=True):
+        fate = _fate(analysis, call, ctx)
+        if fate.feeds_client or _is_cached(func) or kept_for_reuse(analysis, call, ctx, names_count=True, fate=fate):
             continue
-        returned = _flows_to_return(analysis, call, ctx)
+        returned = _flows_to_return(analysis, call, ctx, fate)
         if returned and not _factory_used_per_item(analysis, func):
             continue
-        yield Hit(
-            call,
-            {"client": _client_name(qual), "function": func.qualname, "reason": hot[func]},
-            {"client": qual, "function": func.qualname, "factory": returned, "async": ctx.async_body},
+        callers = _call_sites_of(analysis, func)
+        details = _construction_details(qual, ctx, fate)
+        details.update(
+            factory=returned,
+            hot_reason=hot[func],
+            all_uses_are_calls=_all_uses_are_calls(analysis, func, callers),
+            calls=[span(site.node) for site in callers],
         )
+        yield Hit(call, {"client": _client_name(qual), "function": func.qualname, "reason": hot[func]}, details)
+
+
+def _construction_details(qual: str, ctx: Ctx, fate: "_Fate") -> Dict[str, Any]:
+    """What a fix needs about the construction: the client, how it is bound, and the statement holding it."""
+    holder = fate.holder
+    if isinstance(holder, ast.withitem):
+        # The walk makes the `with` statement the innermost statement of its items.
+        statement = ctx.stmt
+        binding = "async with" if isinstance(statement, ast.AsyncWith) else "with"
+    elif isinstance(holder, (ast.Assign, ast.AnnAssign)):
+        statement, binding = holder, "assign"
+    else:
+        statement, binding = ctx.stmt, "inline"
+    handle = _handle(fate)
+    return {
+        "client": qual,
+        "library": constructor_family(qual),
+        "function": ctx.func.qualname if ctx.func is not None else None,
+        "async": ctx.async_body,
+        "binding": binding,
+        "variable": _ref_key(handle) if handle is not None else None,
+        "statement": span(statement),
+    }
 
 
 def _is_cached(func: FunctionInfo) -> bool:
@@ -142,92 +183,360 @@ def _is_cached(func: FunctionInfo) -> bool:
     return False
 
 
-def _climb(analysis: "Analysis", node: ast.AST) -> Tuple[ast.AST, Optional[ast.AST]]:
-    """Climb from an expression through what passes its value on; return (the value, what holds it)."""
+# -- where a client's value goes -------------------------------------------------------------------------
+
+class _Fate(NamedTuple):
+    value: ast.AST  # the outermost expression still holding the client (itself, or a wrapper object)
+    holder: Optional[ast.AST]  # what receives that value: a statement, a call, a withitem, a comprehension
+    feeds_client: bool  # handed to another client constructor, which is reported instead
+
+
+def _wraps(analysis: "Analysis", call: ast.Call, ctx: Ctx) -> bool:
+    """Whether a call keeps its arguments inside the object it returns (a class instantiation, `closing`)
+    rather than using them and letting them go (a plain function)."""
+    meaning = analysis.meaning(call.func, ctx.scope)
+    if meaning is not None:
+        if meaning.kind == "class":
+            return True
+        if meaning.kind == "function":
+            return False
+        if meaning.kind == "lib":
+            last = meaning.qual.rsplit(".", 1)[-1]
+            return last[:1].isupper() or last == "closing"
+    func = call.func
+    last = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    return last[:1].isupper()
+
+
+def _fate(analysis: "Analysis", node: ast.AST, ctx: Ctx) -> _Fate:
+    """Climb from an expression through what passes its value on, and say what finally receives it."""
     current = node
     parent = analysis.parent(current)
     while parent is not None:
-        if isinstance(parent, (ast.BoolOp, ast.IfExp, ast.Await, ast.Starred)):
-            pass
-        elif isinstance(parent, ast.keyword):
+        if isinstance(parent, (ast.BoolOp, ast.IfExp, ast.Await, ast.Starred, ast.keyword, ast.NamedExpr)):
+            if isinstance(parent, ast.IfExp) and current is parent.test:
+                return _Fate(current, parent, False)
+            if isinstance(parent, ast.NamedExpr):
+                return _Fate(current, parent, False)
+        elif isinstance(parent, (ast.Tuple, ast.List, ast.Set, ast.Dict)):
             pass
         elif isinstance(parent, ast.Call) and current is not parent.func:
             if isinstance(parent.func, ast.Attribute) and parent.func.attr in _CONTAINER_METHODS:
-                return current, parent
-            # Handed to a wrapper (`Api(session=requests.Session())`): what becomes of the wrapper decides.
-        elif isinstance(parent, (ast.Tuple, ast.List, ast.Set, ast.Dict)):
-            pass
+                return _Fate(current, parent, False)
+            meaning = analysis.meaning(parent.func, ctx.scope)
+            if meaning is not None and meaning.kind == "lib" and meaning.qual in CLIENT_CONSTRUCTORS:
+                return _Fate(current, parent, True)
+            if not _wraps(analysis, parent, ctx):
+                return _Fate(current, parent, False)  # used by a function and let go
         else:
-            return current, parent
+            return _Fate(current, parent, False)
         current = parent
         parent = analysis.parent(current)
-    return current, None
+    return _Fate(current, None, False)
 
 
-def kept_for_reuse(analysis: "Analysis", call: ast.Call, ctx: Ctx, names_count: bool) -> bool:
-    """Whether the client is stored where it outlives the call: on an attribute, in a container or a
-    global (and, with `names_count`, through a local name that is then stored so)."""
-    value, holder = _climb(analysis, call)
-    if holder is None:
+def _handle(fate: _Fate) -> Optional[ast.expr]:
+    """The name or attribute the client is bound to (`s` in `with C() as s`, `self.s` in `self.s = C()`)."""
+    holder = fate.holder
+    target: Optional[ast.AST] = None
+    if isinstance(holder, ast.withitem):
+        target = holder.optional_vars
+    elif isinstance(holder, ast.Assign) and len(holder.targets) == 1 and holder.value is fate.value:
+        target = holder.targets[0]
+    elif isinstance(holder, (ast.AnnAssign, ast.NamedExpr)) and holder.value is fate.value:
+        target = holder.target
+    if isinstance(target, (ast.Name, ast.Attribute)) and _ref_key(target) is not None:
+        return target
+    return None
+
+
+def _ref_key(expr: Optional[ast.AST]) -> Optional[str]:
+    """`a.b.c` for a name or an attribute chain on a name, else None."""
+    parts: List[str] = []
+    while isinstance(expr, ast.Attribute):
+        parts.append(expr.attr)
+        expr = expr.value
+    if not isinstance(expr, ast.Name):
+        return None
+    parts.append(expr.id)
+    return ".".join(reversed(parts))
+
+
+def _frame(scope: Scope) -> Scope:
+    """The function or module scope a comprehension's scope belongs to."""
+    while scope.kind == "comprehension" and scope.parent is not None:
+        scope = scope.parent
+    return scope
+
+
+def kept_for_reuse(analysis: "Analysis", call: ast.Call, ctx: Ctx, names_count: bool,
+                   fate: Optional[_Fate] = None) -> bool:
+    """Whether the client is stored where it outlives the statement: in a container, on an attribute, in a
+    global (and, with `names_count`, through a local name that is then stored so). In a loop scope a store
+    to the same place every iteration (`self.session = ...`) only keeps the last one, unless it is a lazy
+    creation guarded by a test of that place (`if self.session is None:`, `s = s or Client()`)."""
+    if fate is None:
+        fate = _fate(analysis, call, ctx)
+    looping = analysis.in_loop(ctx, call)
+    return _stored(analysis, fate, ctx, names_count, looping, depth=0)
+
+
+def _stored(analysis: "Analysis", fate: _Fate, ctx: Ctx, names_count: bool, looping: bool, depth: int) -> bool:
+    value, holder = fate.value, fate.holder
+    if holder is None or depth > 4:
         return False
     if isinstance(holder, ast.Call):
-        return True  # `sessions.append(requests.Session())`
-    if isinstance(holder, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
-        return value is not holder and (getattr(holder, "elt", None) is value or getattr(holder, "value", None) is value)
+        return isinstance(holder.func, ast.Attribute) and holder.func.attr in _CONTAINER_METHODS
+    if isinstance(holder, _COMPREHENSIONS):
+        # The element of a comprehension: a list (dict, set) of clients is a pool, kept by whoever holds it.
+        return value is getattr(holder, "elt", None) or value is getattr(holder, "value", None)
     targets: List[ast.AST] = []
-    if isinstance(holder, ast.Assign):
+    if isinstance(holder, ast.Assign) and holder.value is value:
         targets = list(holder.targets)
-    elif isinstance(holder, (ast.AnnAssign, ast.NamedExpr)):
+    elif isinstance(holder, (ast.AnnAssign, ast.NamedExpr)) and holder.value is value:
         targets = [holder.target]
     for target in targets:
-        if isinstance(target, (ast.Attribute, ast.Subscript)):
+        if isinstance(target, ast.Subscript):
             return True
-        if isinstance(target, ast.Name) and names_count:
-            if target.id in ctx.scope.globals or ctx.scope.kind == "module":
+        if isinstance(target, ast.Attribute):
+            if not looping or _varies_per_iteration(analysis, target, ctx) or _lazy(analysis, holder, target):
                 return True
-            if _name_stored(analysis, target.id, ctx, holder):
+            continue
+        if isinstance(target, ast.Name):
+            frame = _frame(ctx.scope)
+            if looping:
+                if _lazy(analysis, holder, target):
+                    return True
+            elif target.id in frame.globals or target.id in frame.nonlocals or frame.kind in ("module", "class"):
+                return True
+            if names_count and _name_stored(analysis, target.id, ctx, holder.value, looping, depth):
                 return True
     return False
 
 
-def _name_stored(analysis: "Analysis", name: str, ctx: Ctx, holder: ast.AST) -> bool:
-    """A local name holding the client is stored on an attribute or in a container later."""
+def _varies_per_iteration(analysis: "Analysis", target: ast.Attribute, ctx: Ctx) -> bool:
+    """`w.session = ...` with `w` bound in the loop stores one client per object; `self.session` does not."""
+    loops = ctx.loops
+    if not loops:
+        return False
+    bound = _bound_names(loops[0])
+    return any(isinstance(n, ast.Name) and n.id in bound for n in ast.walk(target.value))
+
+
+def _lazy(analysis: "Analysis", holder: ast.AST, target: ast.AST) -> bool:
+    """The store only happens while the place is empty: `if x is None: x = C()`, `x = x or C()`,
+    `if k not in pool: pool[k] = C()`, `if not hasattr(local, "s"): local.s = C()`."""
+    key = _ref_key(target)
+    if key is None:
+        return False
+    value = getattr(holder, "value", None)
+    if isinstance(value, ast.BoolOp) and isinstance(value.op, ast.Or):
+        if any(_ref_key(v) == key for v in value.values[:-1]):
+            return True
+    base_key = _ref_key(target.value) if isinstance(target, ast.Attribute) else None
+    current: Optional[ast.AST] = holder
+    while current is not None and not isinstance(current, _SCOPE_NODES + _LOOP_NODES):
+        parent = analysis.parent(current)
+        if isinstance(parent, ast.If) and current is not parent.test:
+            for node in ast.walk(parent.test):
+                if _ref_key(node) == key:
+                    return True
+                if (
+                    base_key is not None
+                    and isinstance(node, ast.Call)
+                    and getattr(node.func, "id", "") == "hasattr"
+                    and len(node.args) == 2
+                    and _ref_key(node.args[0]) == base_key
+                ):
+                    return True
+        current = parent
+    return False
+
+
+def _uses_of_binding(analysis: "Analysis", name: str, ctx: Ctx, value: ast.AST) -> Iterator[NameUse]:
+    """The loads of `name` in the same function that the binding of `value` reaches."""
+    frame = _frame(ctx.scope)
     for use in analysis.name_uses(name):
-        if use.ctx.scope is not ctx.scope:
+        if _frame(use.ctx.scope) is not frame:
             continue
         binding = lookup(name, use.ctx.scope, (use.node.lineno, use.node.col_offset))
-        if binding is None or binding.kind not in (ASSIGN, WITH):
+        if binding is None or binding.kind not in (ASSIGN, WITH) or binding.value is not value:
             continue
-        value, parent = _climb(analysis, use.node)
-        if isinstance(parent, ast.Call):
-            return True
-        if isinstance(parent, ast.Assign) and any(isinstance(t, (ast.Attribute, ast.Subscript)) for t in parent.targets):
+        yield use
+
+
+def _name_stored(analysis: "Analysis", name: str, ctx: Ctx, value: ast.AST, looping: bool, depth: int) -> bool:
+    """A local name holding the client is stored later (in a container, on an attribute, in a global)."""
+    for use in _uses_of_binding(analysis, name, ctx, value):
+        fate = _fate(analysis, use.node, use.ctx)
+        if fate.feeds_client:
+            continue
+        if _stored(analysis, fate, use.ctx, True, looping, depth + 1):
             return True
     return False
 
 
-def _flows_to_return(analysis: "Analysis", call: ast.Call, ctx: Ctx) -> bool:
-    value, holder = _climb(analysis, call)
-    if isinstance(holder, (ast.Return, ast.Yield)):
+def _flows_to_return(analysis: "Analysis", call: ast.Call, ctx: Ctx, fate: Optional[_Fate] = None) -> bool:
+    """Whether the function hands the client (or an object wrapping it) to its caller: a factory."""
+    if fate is None:
+        fate = _fate(analysis, call, ctx)
+    if isinstance(fate.holder, _RETURNS):
         return True
-    if isinstance(holder, ast.Assign) and len(holder.targets) == 1 and isinstance(holder.targets[0], ast.Name):
-        name = holder.targets[0].id
-        for use in analysis.name_uses(name):
-            if use.ctx.scope is ctx.scope and isinstance(analysis.parent(use.node), (ast.Return, ast.Yield)):
+    handle = _handle(fate)
+    if isinstance(handle, ast.Name):
+        value = fate.holder.context_expr if isinstance(fate.holder, ast.withitem) else getattr(fate.holder, "value", None)
+        if value is None:
+            return False
+        for use in _uses_of_binding(analysis, handle.id, ctx, value):
+            if isinstance(_fate(analysis, use.node, use.ctx).holder, _RETURNS):
                 return True
     return False
+
+
+def _call_sites_of(analysis: "Analysis", func: FunctionInfo) -> List[CallSite]:
+    """The calls of `func` in this module (its name, `self.name`, or the class for `__init__`)."""
+    index = getattr(analysis, "_calls_by_function", None)
+    if index is None:
+        index = {}
+        for site in analysis.facts.calls:
+            target = analysis.function_target(site.node.func, site.ctx)
+            if target is not None:
+                index.setdefault(target, []).append(site)
+        setattr(analysis, "_calls_by_function", index)
+    return list(index.get(func, ()))
 
 
 def _factory_used_per_item(analysis: "Analysis", func: FunctionInfo) -> bool:
-    """A factory is a problem when some caller uses its client per item instead of keeping it."""
-    callers: List[CallSite] = [
-        site for site in analysis.facts.calls if analysis.function_target(site.node.func, site.ctx) is func
-    ]
-    if not callers:
+    """A factory is a problem when some caller uses its client per item instead of keeping it. A caller
+    that returns the factory's client is a factory too: its own callers decide."""
+    queue = [func]
+    seen = {func}
+    while queue:
+        current = queue.pop()
+        if _is_cached(current):
+            continue
+        callers = _call_sites_of(analysis, current)
+        if not callers and current in analysis.hot:
+            return True  # run many times by something else (a mapping call, a framework)
+        for site in callers:
+            fate = _fate(analysis, site.node, site.ctx)
+            if kept_for_reuse(analysis, site.node, site.ctx, names_count=True, fate=fate):
+                continue
+            outer = site.ctx.func
+            if outer is not None and outer not in seen and _flows_to_return(analysis, site.node, site.ctx, fate):
+                seen.add(outer)
+                queue.append(outer)
+                continue
+            if analysis.in_loop(site.ctx, site.node) or outer in analysis.hot:
+                return True
+    return False
+
+
+def _all_uses_are_calls(analysis: "Analysis", func: FunctionInfo, callers: List[CallSite]) -> bool:
+    """Every reference to `func` in this module calls it: then the fix may add a parameter and pass it."""
+    if not callers or func.node.decorator_list:
+        return False
+    if _passed_as_callable(analysis, func):
+        return False
+    if func.cls is None:
+        for use in analysis.name_uses(func.name):
+            binding = analysis.binding_of(use.node, use.ctx.scope)
+            if binding is None or binding.kind != DEF or binding.value is not func:
+                continue
+            parent = analysis.parent(use.node)
+            if not (isinstance(parent, ast.Call) and parent.func is use.node):
+                return False
+    return True
+
+
+def _passed_as_callable(analysis: "Analysis", func: FunctionInfo) -> List[ast.Call]:
+    """The calls `func` is handed to as an argument (`pool.map(func, ...)`, `Thread(target=func)`)."""
+    out = []
+    for site in analysis.facts.calls:
+        for arg in [*site.node.args, *(kw.value for kw in site.node.keywords)]:
+            if isinstance(arg, (ast.Name, ast.Attribute, ast.Call)) and analysis.function_target(arg, site.ctx) is func:
+                out.append(site.node)
+    return out
+
+
+# -- hoisting a client out of its loop (HTP103's fix) --------------------------------------------------
+
+# Attributes of a client that carry per-use configuration, and the calls that change them.
+_CONFIG_ATTRS = frozenset(
+    {"auth", "headers", "cookies", "params", "proxies", "hooks", "verify", "cert", "adapters", "trust_env",
+     "max_redirects", "cookie_jar", "timeout", "base_url", "event_hooks"}
+)
+_MUTATORS = frozenset(
+    {"update", "set", "setdefault", "clear", "pop", "popitem", "append", "extend", "insert", "remove",
+     "update_cookies", "clear_domain", "set_cookie", "add", "discard", "__setitem__", "__delitem__"}
+)
+
+
+def _bound_names(loop: ast.AST) -> frozenset:
+    """Names (and attribute chains) a loop binds in its target(s) and body: they change every iteration."""
+    parts: List[ast.AST] = []
+    if isinstance(loop, (ast.For, ast.AsyncFor)):
+        parts = [loop.target, *loop.body]
+    elif isinstance(loop, ast.While):
+        parts = list(loop.body)
+    else:
+        parts = [loop]
+    names = set()
+    for part in parts:
+        for node in ast.walk(part):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                names.add(node.id)
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+                key = _ref_key(node)
+                if key is not None:
+                    names.add(key)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names.add(node.name)
+            elif isinstance(node, ast.ExceptHandler) and node.name:
+                names.add(node.name)
+            elif isinstance(node, ast.alias):
+                names.add((node.asname or node.name).split(".", 1)[0])
+    return frozenset(names)
+
+
+def _uses_loop_names(call: ast.Call, loop: Optional[ast.AST]) -> bool:
+    """The constructor's arguments read something the loop rebinds every iteration."""
+    if loop is None:
         return True
-    for site in callers:
-        if analysis.in_loop(site.ctx, site.node):
-            return True
-        if site.ctx.func in analysis.hot and not kept_for_reuse(analysis, site.node, site.ctx, names_count=True):
-            return True
+    bound = _bound_names(loop)
+    for arg in [*call.args, *(kw.value for kw in call.keywords)]:
+        for node in ast.walk(arg):
+            key = _ref_key(node)
+            if isinstance(node, (ast.Name, ast.Attribute)) and key is not None and key in bound:
+                return True
+    return False
+
+
+def _configured_in(handle: ast.expr, loop: ast.AST) -> bool:
+    """The loop sets the client's auth, headers, cookies (...) or mounts adapters on it: per-iteration state."""
+    key = _ref_key(handle)
+    if key is None:
+        return True
+    prefix = key + "."
+    for node in ast.walk(loop):
+        targets: List[ast.AST] = []
+        if isinstance(node, ast.Assign):
+            targets = list(node.targets)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+            targets = [node.target]
+        elif isinstance(node, ast.Delete):
+            targets = list(node.targets)
+        for target in targets:
+            while isinstance(target, ast.Subscript):
+                target = target.value
+            target_key = _ref_key(target)
+            if target_key is not None and target_key.startswith(prefix):
+                return True
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            owner = _ref_key(node.func.value)
+            if owner == key and node.func.attr == "mount":
+                return True
+            if owner is not None and owner.startswith(prefix) and node.func.attr in _MUTATORS:
+                if owner[len(prefix):].split(".", 1)[0] in _CONFIG_ATTRS:
+                    return True
     return False

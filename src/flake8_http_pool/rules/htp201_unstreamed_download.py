@@ -6,17 +6,187 @@ from ..rule import FIX_SAFE, Rule
 RULE = Rule(
     code="HTP201",
     name="unstreamed-download",
-    summary='A whole response body written to a file',
-    message='response body of {call}() is held whole in memory and then written to a file; {remedy}',
+    summary="A whole response body held in memory, then written to a file",
+    message="response body of {call}() is held whole in memory before it is written to a file; {remedy}",
     fix=FIX_SAFE,
-    fix_title='Stream the body to the file in chunks',
+    fix_title="Stream the body to the file in chunks",
     check=downloads.unstreamed_download,
-    what_it_does="""TODO""",
-    why_bad="""TODO""",
-    example="""TODO""",
-    use_instead="""TODO""",
-    fix_safety="""TODO""",
-    references=(),
-    valid=(),
-    invalid=(),
+    what_it_does="""\
+Checks for downloads that read the whole response body and then write it to a file: `r.content` or `r.text`
+(requests, niquests, httpx), `r.read()` (httpx), `await resp.read()` / `await resp.text()` (aiohttp), or
+`urllib.request.urlopen(...).read()`, written with `f.write(...)` to an opened file,
+`Path.write_bytes()` / `write_text()`, or `shutil.copyfileobj(io.BytesIO(...), f)` - directly or through a
+local name that holds the body.
+
+The request must be made in the same function, through the library or through a client bound there. It is
+reported at the request call, where `stream=True` goes, and also when the request already passes
+`stream=True`: reading `.content` afterwards still holds the whole body in memory. Where the response is
+also used with `iter_content()` / `iter_lines()` / `.raw` without `stream=True`, HTP202 is reported
+instead.""",
+    why_bad="""\
+The whole body sits in memory before the first byte reaches the disk: a 2 GB download needs 2 GB of RAM (and
+`r.text` decodes it into a second copy), which is how a download job gets killed by the out-of-memory killer
+on the one large file. Nothing is written while the bytes arrive, so the network and the disk never work at
+the same time. Written in chunks, the download needs one chunk of memory, whatever its size.""",
+    example="""\
+import requests
+
+
+def download(url, path):
+    r = requests.get(url, timeout=30)  # HTP201
+    r.raise_for_status()
+    with open(path, "wb") as f:
+        f.write(r.content)
+""",
+    use_instead="""\
+import requests
+
+
+def download(url, path):
+    with requests.get(url, stream=True, timeout=30) as r:
+        r.raise_for_status()
+        with open(path, "wb") as f:
+            for chunk in r.iter_content(chunk_size=65536):
+                f.write(chunk)
+""",
+    fix_safety="""\
+The fix is safe for requests and httpx. The request becomes a `with` statement with `stream=True`
+(`with requests.get(url, stream=True) as r:`), so its connection goes back to the pool when the block ends
+and HTP203 never follows; `Path(p).write_bytes(r.content)` becomes `with ... as r, Path(p).open("wb") as f:`.
+The body is then written in chunks: `for chunk in r.iter_content(chunk_size=65536): f.write(chunk)` (or
+`f.writelines(r.iter_content(65536))`) for requests, `httpx.stream()` / `client.stream()` with
+`iter_bytes()` for httpx. For aiohttp the body is written with
+`async for chunk in resp.content.iter_chunked(65536)`, and for `urlopen` with `shutil.copyfileobj(resp, f)`.
+
+The file receives the same bytes: `iter_content()` decodes gzip and deflate just as `.content` does. The one
+difference is what a broken connection leaves behind: before, the error came before anything was written;
+now the file holds the part received so far. Code that needs all-or-nothing should write to a temporary file
+and rename it. Comments survive the fix.""",
+    options="",
+    references=(
+        "https://requests.readthedocs.io/en/latest/user/advanced/#body-content-workflow",
+        "https://requests.readthedocs.io/en/latest/user/quickstart/#raw-response-content",
+        "https://www.python-httpx.org/quickstart/#streaming-responses",
+        "https://docs.aiohttp.org/en/stable/client_quickstart.html#streaming-response-content",
+    ),
+    valid=(
+        """\
+# streamed with httpx.stream and iter_bytes
+import httpx
+
+
+def download(url, path):
+    with httpx.stream("GET", url) as r, open(path, "wb") as f:
+        for chunk in r.iter_bytes():
+            f.write(chunk)
+""",
+        """\
+# the response comes from a parameter, not a request made here
+from pathlib import Path
+
+
+def save(response, path):
+    Path(path).write_bytes(response.content)
+""",
+        """\
+# the body is parsed, not written to a file
+import json
+import requests
+
+
+def snapshot(url, path):
+    data = requests.get(url).json()
+    with open(path, "w") as f:
+        f.write(json.dumps(data))
+""",
+        """\
+# written to an in-memory buffer, not a file
+import io
+import requests
+
+
+def capture(url):
+    buffer = io.StringIO()
+    buffer.write(requests.get(url).text)
+    return buffer
+""",
+        """\
+# iter_content without stream=True is HTP202, not HTP201
+import requests
+
+
+def save(url, path):
+    r = requests.get(url)
+    with open(path, "wb") as f:
+        for chunk in r.iter_content(4096):
+            f.write(chunk)
+        f.write(r.content)
+""",
+    ),
+    invalid=(
+        """\
+# stream=True then .content still holds it all
+from pathlib import Path
+import requests
+
+
+def save(url, dest):
+    with requests.get(url, stream=True) as r:  # HTP201
+        Path(dest).write_bytes(r.content)
+""",
+        """\
+# httpx body through a local name to a file opened earlier
+import httpx
+
+
+def save(url, path):
+    out = open(path, "wb")
+    resp = httpx.get(url)  # HTP201
+    data = resp.content
+    out.write(data)
+    out.close()
+""",
+        """\
+# aiohttp body read whole and written
+import aiohttp
+
+
+async def save(url, path):
+    async with aiohttp.ClientSession() as session:
+        async with session.get(url) as resp:  # HTP201
+            body = await resp.read()
+    with open(path, "wb") as f:
+        f.write(body)
+""",
+        """\
+# urlopen read whole into a file
+import urllib.request
+
+
+def save(url, path):
+    with urllib.request.urlopen(url) as resp, open(path, "wb") as f:  # HTP201
+        f.write(resp.read())
+""",
+        """\
+# copyfileobj through a BytesIO copy of the body
+import io
+import shutil
+import requests
+
+
+def save(url, path):
+    r = requests.get(url)  # HTP201
+    with open(path, "wb") as f:
+        shutil.copyfileobj(io.BytesIO(r.content), f)
+""",
+        """\
+# downloads in a loop are also HTP101
+import requests
+
+for name, url in FILES.items():
+    r = requests.get(url)  # HTP101, HTP201
+    with open(name, "wb") as f:
+        f.write(r.content)
+""",
+    ),
 )

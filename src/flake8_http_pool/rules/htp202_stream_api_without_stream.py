@@ -6,17 +6,154 @@ from ..rule import FIX_SAFE, Rule
 RULE = Rule(
     code="HTP202",
     name="stream-api-without-stream",
-    summary='iter_content(), iter_lines() or .raw on a requests response made without stream=True',
-    message='{use} on a response from {call}() made without stream=True: the body is already in memory; pass stream=True',
+    summary="iter_content(), iter_lines() or .raw on a requests response made without stream=True",
+    message="{use} on the response of {call}() made without stream=True: the whole body is already in memory; pass stream=True",
     fix=FIX_SAFE,
-    fix_title='Pass stream=True to the request',
+    fix_title="Pass stream=True to the request",
     check=downloads.stream_api_without_stream,
-    what_it_does="""TODO""",
-    why_bad="""TODO""",
-    example="""TODO""",
-    use_instead="""TODO""",
-    fix_safety="""TODO""",
-    references=(),
-    valid=(),
-    invalid=(),
+    what_it_does="""\
+Checks for the streaming API of a requests response - `r.iter_content()`, `r.iter_lines()` or `r.raw` - on
+a response whose request did not pass `stream=True` (or passed `stream=False`). It covers `requests.*`,
+`niquests.*` and the methods of a `requests.Session` bound in the same function, and is reported at the
+request call, where `stream=True` goes. A `stream=` whose value is not a literal, or `**kwargs`, is left
+alone.""",
+    why_bad="""\
+Without `stream=True`, requests downloads the whole body into memory before the call returns.
+`iter_content()` and `iter_lines()` then only slice bytes that are already held, so the code looks like a
+streaming download but uses as much memory as `r.content`, and its first chunk arrives after the last byte.
+`r.raw` is worse: the body has already been read from it, so `r.raw.read()` and
+`shutil.copyfileobj(r.raw, f)` get nothing and the file comes out empty.""",
+    example="""\
+import requests
+
+
+def save_log(url, path):
+    r = requests.get(url, timeout=30)  # HTP202
+    with open(path, "wb") as f:
+        for chunk in r.iter_content(chunk_size=65536):
+            f.write(chunk)
+""",
+    use_instead="""\
+import requests
+
+
+def save_log(url, path):
+    with requests.get(url, stream=True, timeout=30) as r:
+        with open(path, "wb") as f:
+            for chunk in r.iter_content(chunk_size=65536):
+                f.write(chunk)
+""",
+    fix_safety="""\
+The fix is safe. It adds `stream=True` to the request, and where the response is used inside one block it
+makes the request a `with` statement, so the connection is released when the block ends (a streamed
+response that is never closed would be HTP203).
+
+`iter_content()` and `iter_lines()` yield the same data either way, now as it arrives, and `r.raw` now holds
+the body instead of nothing. A streamed body can be read only once, though: code that iterates over it and
+then also reads `r.content` or `r.text` would fail with "The content for this response was already
+consumed", so check such a site by hand. Comments survive the fix.""",
+    options="",
+    references=(
+        "https://requests.readthedocs.io/en/latest/user/advanced/#body-content-workflow",
+        "https://requests.readthedocs.io/en/latest/user/quickstart/#raw-response-content",
+        "https://requests.readthedocs.io/en/latest/api/#requests.Response.iter_content",
+    ),
+    valid=(
+        """\
+# stream=True already passed
+import requests
+
+
+def tail(url):
+    with requests.get(url, stream=True) as r:
+        for line in r.iter_lines():
+            print(line)
+""",
+        """\
+# httpx response iter_lines is not requests' stream API
+import httpx
+
+
+def lines(url):
+    r = httpx.get(url)
+    return list(r.iter_lines())
+""",
+        """\
+# stream= given by a variable
+import requests
+
+
+def fetch(url, streaming):
+    r = requests.get(url, stream=streaming)
+    return r.iter_content(1024)
+""",
+        """\
+# stream passed through **kwargs
+import requests
+
+
+def fetch(url, **kwargs):
+    r = requests.get(url, **kwargs)
+    return r.raw
+""",
+        """\
+# a response handed in by the caller
+def copy_raw(response, f):
+    for chunk in response.iter_content(4096):
+        f.write(chunk)
+""",
+    ),
+    invalid=(
+        """\
+# iter_lines on a session request
+import requests
+
+
+def events(url):
+    with requests.Session() as s:
+        r = s.get(url)  # HTP202
+        for line in r.iter_lines():
+            print(line)
+""",
+        """\
+# raw copied to a file gets nothing
+import shutil
+import requests
+
+
+def save(url, path):
+    r = requests.get(url)  # HTP202
+    with open(path, "wb") as f:
+        shutil.copyfileobj(r.raw, f)
+""",
+        """\
+# an explicit stream=False
+import requests
+
+
+def save(url, f):
+    r = requests.get(url, stream=False)  # HTP202
+    for chunk in r.iter_content(8192):
+        f.write(chunk)
+""",
+        """\
+# already a with statement, still no stream=True
+import requests
+
+
+def save(url, f):
+    with requests.post(url, json=QUERY) as r:  # HTP202
+        for chunk in r.iter_content(1024):
+            f.write(chunk)
+""",
+        """\
+# niquests behaves like requests
+import niquests
+
+
+def tail(url):
+    r = niquests.get(url)  # HTP202
+    return list(r.iter_lines())
+""",
+    ),
 )

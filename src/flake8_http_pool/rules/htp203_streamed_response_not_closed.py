@@ -6,17 +6,158 @@ from ..rule import FIX_SAFE, Rule
 RULE = Rule(
     code="HTP203",
     name="streamed-response-not-closed",
-    summary='A stream=True response that is never closed',
-    message='stream=True response from {call}() is never closed, so its connection never returns to the pool; use it in a `with` block',
+    summary="A stream=True response that is never closed, so its connection never returns to the pool",
+    message="stream=True response from {call}() is never closed, so its connection never returns to the pool; use it in a `with` block",
     fix=FIX_SAFE,
-    fix_title='Use the response in a `with` block',
+    fix_title="Use the response in a `with` block",
     check=downloads.streamed_response_not_closed,
-    what_it_does="""TODO""",
-    why_bad="""TODO""",
-    example="""TODO""",
-    use_instead="""TODO""",
-    fix_safety="""TODO""",
-    references=(),
-    valid=(),
-    invalid=(),
+    what_it_does="""\
+Checks for a response requested with `stream=True` (`requests.get(..., stream=True)`, a `requests.Session`
+method, niquests, or any `.send(request, stream=True)` as in httpx) that the function neither uses as a
+`with` target, nor closes (`r.close()`, `r.raw.close()`, `r.raw.release_conn()`), nor hands on - returned,
+yielded, passed to another call, or stored outside the function. It is reported at the request call.""",
+    why_bad="""\
+With `stream=True` only the headers have been read when the call returns, and the connection stays checked
+out of the pool until the body is read to the end or the response is closed. Code that reads part of the
+body, or only the status and headers, keeps the connection busy until the garbage collector gets to the
+response. In a loop or a busy service the pool runs dry: urllib3 opens extra connections beyond the pool
+size and logs "Connection pool is full, discarding connection" when they come back, or, with
+`pool_block=True`, every request waits for a connection that is never returned. The requests documentation
+recommends a `with` statement for exactly this reason.""",
+    example="""\
+import requests
+
+
+def first_line(url):
+    r = requests.get(url, stream=True, timeout=10)  # HTP203
+    for line in r.iter_lines():
+        return line
+""",
+    use_instead="""\
+import requests
+
+
+def first_line(url):
+    with requests.get(url, stream=True, timeout=10) as r:
+        for line in r.iter_lines():
+            return line
+""",
+    fix_safety="""\
+The fix is safe where the response is used only inside one block: it wraps that use in
+`with ... as r:`. Leaving the block calls `r.close()`, which returns the connection to the pool - what the
+program needed anyway - and every use of the response is still inside the block, so nothing reads it after
+it is closed. Where the response is used across blocks, the finding is reported only. Comments survive the
+fix.""",
+    options="",
+    references=(
+        "https://requests.readthedocs.io/en/latest/user/advanced/#body-content-workflow",
+        "https://www.python-httpx.org/advanced/clients/",
+        "https://urllib3.readthedocs.io/en/stable/advanced-usage.html",
+    ),
+    valid=(
+        """\
+# closed in a finally block
+import requests
+
+
+def head_bytes(url):
+    r = requests.get(url, stream=True)
+    try:
+        return r.raw.read(512)
+    finally:
+        r.close()
+""",
+        """\
+# returned to the caller, who owns it
+import requests
+
+
+def open_stream(url):
+    return requests.get(url, stream=True)
+""",
+        """\
+# stored on self for later
+import requests
+
+
+class Download:
+    def start(self, url):
+        self.response = requests.get(url, stream=True)
+""",
+        """\
+# handed to contextlib.closing
+import contextlib
+import requests
+
+
+def size(url):
+    with contextlib.closing(requests.get(url, stream=True)) as r:
+        return r.headers.get("content-length")
+""",
+        """\
+# raw connection released by hand
+import requests
+
+
+def probe(url):
+    r = requests.get(url, stream=True)
+    status = r.status_code
+    r.raw.release_conn()
+    return status
+""",
+    ),
+    invalid=(
+        """\
+# headers only, in a session loop
+import requests
+
+
+def sizes(urls):
+    out = {}
+    with requests.Session() as s:
+        for url in urls:
+            r = s.get(url, stream=True)  # HTP203
+            out[url] = r.headers.get("content-length")
+    return out
+""",
+        """\
+# httpx send with stream=True
+import httpx
+
+
+def status(url):
+    client = httpx.Client()
+    request = client.build_request("GET", url)
+    response = client.send(request, stream=True)  # HTP203
+    return response.status_code
+""",
+        """\
+# partial read of raw
+import requests
+
+
+def magic(url):
+    r = requests.get(url, stream=True)  # HTP203
+    return r.raw.read(4)
+""",
+        """\
+# niquests streamed response left open
+import niquests
+
+
+def peek(url):
+    r = niquests.get(url, stream=True)  # HTP203
+    return next(r.iter_content(256))
+""",
+        """\
+# streamed requests in a loop are also HTP101
+import requests
+
+
+def statuses(urls):
+    for url in urls:
+        r = requests.get(url, stream=True)  # HTP101, HTP203
+        print(r.status_code)
+""",
+    ),
 )

@@ -30,7 +30,7 @@ def counting_loops(ctx: Ctx, node: ast.AST, parent_of: ParentOf) -> Tuple[ast.AS
     """The loops of `ctx` whose loop scope really holds `node` (retry loops left out), outermost first."""
     out: List[ast.AST] = []
     for loop in ctx.loops:
-        if isinstance(loop, (ast.For, ast.AsyncFor, ast.While)) and ctx.stmt is not loop:
+        if isinstance(loop, (ast.For, ast.AsyncFor, ast.While)):
             if is_retry_loop(loop, node, ctx.stmt, parent_of):
                 continue
         out.append(loop)
@@ -44,7 +44,9 @@ def in_loop_scope(ctx: Ctx, node: ast.AST, parent_of: ParentOf) -> bool:
 
 def _status_polarity(test: ast.expr, response: Optional[str]) -> Optional[bool]:
     """True if `test` holds when the response succeeded, False if it holds when it failed, None if not a status check."""
-    # Depth first through `not` and `and`/`or` with an explicit stack: the first status check found decides.
+    # Depth first through `not` and `and`/`or` with an explicit stack: the first status check found decides,
+    # but a test that also asks about the body (`r.ok and r.json()["done"]`) is no status check.
+    found: Optional[bool] = None
     stack: List[Tuple[ast.expr, bool]] = [(test, False)]
     while stack:
         expr, negated = stack.pop()
@@ -52,11 +54,43 @@ def _status_polarity(test: ast.expr, response: Optional[str]) -> Optional[bool]:
             stack.append((expr.operand, not negated))
         elif isinstance(expr, ast.BoolOp):
             stack.extend((value, negated) for value in reversed(expr.values))
+        elif _is_none_check(expr):
+            continue  # `r is not None` says nothing either way
         else:
             polarity = _leaf_polarity(expr, response)
-            if polarity is not None:
-                return polarity != negated
-    return None
+            if polarity is None:
+                return None
+            if found is None:
+                found = polarity != negated
+    return found
+
+
+def _is_none_check(expr: ast.expr) -> bool:
+    """`r is None` / `r is not None`."""
+    return (
+        isinstance(expr, ast.Compare)
+        and len(expr.ops) == 1
+        and isinstance(expr.ops[0], (ast.Is, ast.IsNot))
+        and isinstance(expr.comparators[0], ast.Constant)
+        and expr.comparators[0].value is None
+    )
+
+
+def _retries_on_failure(loop: ast.AST) -> bool:
+    """`while not r.ok:` / `while r.status_code != 200:`: the loop goes round only while the request fails."""
+    return isinstance(loop, ast.While) and _status_polarity(loop.test, None) is False
+
+
+_RETRY_ITERATORS = frozenset({"Retrying", "AsyncRetrying", "retry_context"})
+
+
+def _is_retry_iterator(loop: ast.AST) -> bool:
+    """`for attempt in tenacity.Retrying(...)` / `stamina.retry_context(...)`: the iterator stops on success."""
+    if not isinstance(loop, (ast.For, ast.AsyncFor)) or not isinstance(loop.iter, ast.Call):
+        return False
+    func = loop.iter.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    return name in _RETRY_ITERATORS
 
 
 def _leaf_polarity(test: ast.expr, response: Optional[str]) -> Optional[bool]:
@@ -213,7 +247,18 @@ def is_retry_loop(loop: ast.AST, node: ast.AST, stmt: Optional[ast.stmt], parent
     """Whether `loop` is a retry loop for the request `node` made in statement `stmt` of its body."""
     if stmt is None:
         return False
+    if _is_retry_iterator(loop):
+        return True
+    if stmt is loop:
+        # In the loop's own `while` test: `while not requests.get(u).ok:` retries, `while requests.get(u).ok:` does not.
+        return _retries_on_failure(loop)
     follow = _Follow(loop, _assigned_name(stmt))
+    # Going round again re-runs a `while` test that only holds on failure: on success the loop is left.
+    again_leaves = _retries_on_failure(loop)
+
+    def leaves(result: str, depth: int = 0) -> bool:
+        return result == _EXIT or (result == _AGAIN and depth == 0 and again_leaves)
+
     # The statement holding the call.
     if isinstance(stmt, (ast.Return, ast.Raise)):
         return True
@@ -224,11 +269,11 @@ def is_retry_loop(loop: ast.AST, node: ast.AST, stmt: Optional[ast.stmt], parent
         if polarity is None:
             return False
         result = follow.block(stmt.body if polarity else stmt.orelse)
-        return result == _EXIT
+        return leaves(result)
     if isinstance(stmt, (ast.With, ast.AsyncWith)) and any(_contains(item, node) for item in stmt.items):
         result = follow.block(stmt.body)
         if result != _NEXT:
-            return result == _EXIT
+            return leaves(result)
     # Then the statements after it, climbing out block by block to the loop's body. A `break` in a loop
     # between the call and `loop` leaves only that inner loop (depth > 0): not a way out of `loop`.
     depth = _loops_between(stmt, loop, parent_of)
@@ -245,18 +290,18 @@ def is_retry_loop(loop: ast.AST, node: ast.AST, stmt: Optional[ast.stmt], parent
         items = getattr(parent, field)
         result = follow.block(items[index + 1:], depth)
         if result != _NEXT:
-            return result == _EXIT
+            return leaves(result, depth)
         if parent is loop:
-            return field == "orelse"
+            return field == "orelse" or again_leaves
         if isinstance(parent, ast.Try) or type(parent).__name__ == "TryStar":
             if field == "body":
                 result = follow.block(parent.orelse, depth)
                 if result != _NEXT:
-                    return result == _EXIT
+                    return leaves(result, depth)
             if field != "finalbody":
                 result = follow.block(parent.finalbody, depth)
                 if result != _NEXT:
-                    return result == _EXIT
+                    return leaves(result, depth)
         elif isinstance(parent, (ast.For, ast.AsyncFor, ast.While)):
             if field == "body":
                 # The end of an inner loop's body: it goes round again and requests again.

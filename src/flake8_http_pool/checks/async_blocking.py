@@ -23,6 +23,9 @@ _ALTERNATIVE = {
     "urllib.request": "aiohttp or httpx.AsyncClient",
 }
 
+# `requests.session()` builds a `requests.Session`; name the class in messages.
+_DISPLAY = {"requests.session": "requests.Session"}
+
 
 def _function_of(scope: Optional[Scope]) -> Optional[FunctionInfo]:
     """The def whose body holds `scope` (comprehensions belong to the function around them; lambdas do not)."""
@@ -71,7 +74,7 @@ def blocking_http_in_async(analysis: "Analysis") -> Iterator[Hit]:
             and _client_bound_here(analysis, call, meaning, ctx)
         ):
             family = meaning.qual.split(".", 1)[0]
-            name = f"{meaning.qual}.{meaning.attr}"
+            name = f"{_DISPLAY.get(meaning.qual, meaning.qual)}.{meaning.attr}"
         else:
             continue
         yield Hit(

@@ -6,17 +6,147 @@ from ..rule import FIX_NONE, Rule
 RULE = Rule(
     code="HTP403",
     name="blocking-http-in-async",
-    summary='A blocking HTTP call inside an async def',
-    message='blocking {call}() inside async def {function}() stalls the event loop for the whole request; use {alternative}, or await asyncio.to_thread(...)',
+    summary="A blocking HTTP call inside an async def, which stalls the event loop",
+    message="blocking {call}() inside async def {function}() stalls the event loop for the whole request; use {alternative}, or await asyncio.to_thread(...)",
     fix=FIX_NONE,
-    fix_title='',
+    fix_title="",
     check=async_blocking.blocking_http_in_async,
-    what_it_does="""TODO""",
-    why_bad="""TODO""",
-    example="""TODO""",
-    use_instead="""TODO""",
-    fix_safety="""TODO""",
-    references=(),
-    valid=(),
-    invalid=(),
+    what_it_does="""\
+Checks for synchronous HTTP calls in the body of an `async def`: the module-level request functions of
+requests, niquests, httpx and httpx2 and `urllib.request.urlopen()`, and the request methods (`get`, `post`,
+..., `send`, `stream`) of a `requests.Session` or `httpx.Client` created in the same function. Creating the
+client is not reported, nor is code in a nested plain `def` or `lambda` (it runs wherever it is called),
+`aiohttp.request()`, `grequests.get()` (which only builds a request), or anything on `httpx.AsyncClient`
+and aiohttp sessions.""",
+    why_bad="""\
+An event loop runs one task at a time, and a task only lets the others run when it awaits. A synchronous
+request never awaits: for its whole round trip - DNS lookup, connect, TLS handshake, the server's time,
+the download - the loop is stuck in it. Every other task waits meanwhile, so a server answers one client at a
+time and timers and heartbeats fire late; `asyncio` in debug mode logs these calls as slow callbacks.""",
+    example="""\
+import requests
+
+
+async def handle(request):
+    r = requests.get(UPSTREAM_URL, timeout=10)  # HTP403
+    return r.json()
+""",
+    use_instead="""\
+import httpx
+
+_client = httpx.AsyncClient(timeout=10)
+
+
+async def handle(request):
+    r = await _client.get(UPSTREAM_URL)
+    return r.json()
+""",
+    fix_safety="""\
+There is no automatic fix: moving to an async client changes the response API (awaited bodies, other
+exceptions) and usually the code around the call. Use `httpx.AsyncClient` or `aiohttp.ClientSession`
+(`niquests.AsyncSession` for niquests), or, for a call that has to stay synchronous, run it in a worker
+thread with `await asyncio.to_thread(requests.get, url)`.""",
+    options="",
+    references=(
+        "https://www.python-httpx.org/async/",
+        "https://docs.aiohttp.org/en/stable/client_quickstart.html",
+        "https://docs.python.org/3/library/asyncio-task.html#asyncio.to_thread",
+        "https://docs.python.org/3/library/asyncio-dev.html#running-blocking-code",
+    ),
+    valid=(
+        """\
+# handed to asyncio.to_thread, not called
+import asyncio
+import requests
+
+
+async def fetch(url):
+    return await asyncio.to_thread(requests.get, url, timeout=10)
+""",
+        """\
+# an awaited httpx.AsyncClient
+import httpx
+
+
+async def fetch(url):
+    async with httpx.AsyncClient() as client:
+        return await client.get(url)
+""",
+        """\
+# grequests.get only builds a request
+import grequests
+
+
+async def prepare(urls):
+    return [grequests.get(url) for url in urls]
+""",
+        """\
+# a nested plain def run in an executor
+import asyncio
+import requests
+
+
+async def fetch(url):
+    def work():
+        return requests.get(url).text
+
+    loop = asyncio.get_running_loop()
+    return await loop.run_in_executor(None, work)
+""",
+        """\
+# aiohttp.request is asynchronous
+import aiohttp
+
+
+async def fetch(url):
+    async with aiohttp.request("GET", url) as resp:
+        return await resp.text()
+""",
+    ),
+    invalid=(
+        """\
+# a requests session created in the coroutine
+import requests
+
+
+async def sync_profile(user):
+    with requests.Session() as s:
+        r = s.get(f"{API}/users/{user}")  # HTP403
+        return r.json()
+""",
+        """\
+# an httpx.Client, not an AsyncClient
+import httpx
+
+
+async def notify(event):
+    client = httpx.Client()
+    client.post(WEBHOOK_URL, json=event)  # HTP403
+""",
+        """\
+# urlopen in a coroutine
+from urllib.request import urlopen
+
+
+async def status(url):
+    with urlopen(url) as resp:  # HTP403
+        return resp.status
+""",
+        """\
+# niquests through a renamed import
+from niquests import get as nget
+
+
+async def fetch(url):
+    return nget(url).text  # HTP403
+""",
+        """\
+# httpx module function awaited nowhere
+import httpx
+
+
+async def fetch(url):
+    return httpx.get(url).json()  # HTP403
+""",
+    ),
 )

@@ -259,7 +259,7 @@ def _thread_pool_hit(
             if size is not None and workers > size:
                 return Hit(
                     call,
-                    {"pool": qual.rsplit(".", 1)[-1], "workers": workers, "client": "requests.Session", "size": size},
+                    {"pool": _pool_name(qual), "workers": workers, "client": "requests.Session", "size": size},
                     {
                         "workers": workers,
                         "size": size,
@@ -272,6 +272,11 @@ def _thread_pool_hit(
                     },
                 )
     return None
+
+
+def _pool_name(qual: str) -> str:
+    """`ThreadPoolExecutor`, `ThreadPool`; a bare `Pool` is named with its module, or it reads as a process pool."""
+    return qual if qual == "multiprocessing.dummy.Pool" else qual.rsplit(".", 1)[-1]
 
 
 def _statement_span(analysis: "Analysis", binding: Binding) -> Optional[Tuple[int, int, int, int]]:

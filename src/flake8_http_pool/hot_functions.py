@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, Dict, List, Optional
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 from .bindings import FunctionInfo
 from .walk import is_mapping_call
@@ -30,6 +30,30 @@ _REGISTRATIONS = {
     "add_head": (1, ("handler",)),
     "add_view": (1, ("handler",)),
 }
+
+
+# Route objects that register a handler when handed to the app (`app.add_routes([web.get("/", f)])`,
+# `Starlette(routes=[Route("/", f)])`): library function -> (positional index of the handler, keyword names).
+_ROUTE_DEFINITIONS = {
+    **{f"aiohttp.web.{verb}": (1, ("handler",)) for verb in ("get", "post", "put", "patch", "delete", "head", "view")},
+    "aiohttp.web.route": (2, ("handler",)),
+    "starlette.routing.Route": (1, ("endpoint",)),
+    "starlette.routing.WebSocketRoute": (1, ("endpoint",)),
+    "fastapi.routing.APIRoute": (1, ("endpoint",)),
+}
+
+
+def _route_definition(analysis: "Analysis", call: ast.Call, ctx) -> Optional[Tuple[ast.expr, str]]:
+    """The handler a route definition call names, with the definition's name, or None."""
+    meaning = analysis.meaning(call.func, ctx.scope)
+    if meaning is None or meaning.kind != "lib" or meaning.qual not in _ROUTE_DEFINITIONS:
+        return None
+    index, keywords = _ROUTE_DEFINITIONS[meaning.qual]
+    handler = call.args[index] if len(call.args) > index else None
+    for keyword in call.keywords:
+        if keyword.arg in keywords:
+            handler = keyword.value
+    return (handler, meaning.qual.rsplit(".", 1)[-1]) if handler is not None else None
 
 
 def dotted_name(expr: ast.AST) -> Optional[str]:
@@ -113,6 +137,10 @@ def find_hot_functions(analysis: "Analysis") -> Dict[FunctionInfo, str]:
                     handler = keyword.value
             if handler is not None:
                 mark(analysis.function_target(handler, ctx), f"registered with {call.func.attr}()")
+        route = _route_definition(analysis, call, ctx)
+        if route is not None:
+            handler, name = route
+            mark(analysis.function_target(handler, ctx), f"registered with {name}()")
 
     # Source 4: called from a hot function.
     while queue:

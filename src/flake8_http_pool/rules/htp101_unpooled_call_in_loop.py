@@ -226,6 +226,35 @@ for url in URLS:
         print(resp.status)
 """,
         """\
+# a while test runs every iteration
+import requests
+
+while requests.get(HEALTH_URL).ok:  # HTP101
+    process_batch()
+""",
+        """\
+# the iterable of a second for clause runs per item
+import requests
+
+rows = [row for url in URLS for row in requests.get(url).json()]  # HTP101
+""",
+        """\
+# handed to threading.Thread inside a loop
+import threading
+import requests
+
+for url in URLS:
+    threading.Thread(target=requests.get, args=(url,)).start()  # HTP101
+""",
+        """\
+# a lambda written inside a loop
+import requests
+
+callbacks = []
+for url in URLS:
+    callbacks.append(lambda url=url: requests.get(url))  # HTP101
+""",
+        """\
 # blocking call in a loop of an async def is also HTP403
 import requests
 

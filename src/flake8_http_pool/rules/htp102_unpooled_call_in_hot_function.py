@@ -227,6 +227,29 @@ async def main(urls):
     return await asyncio.gather(*(fetch(u) for u in urls))
 """,
         """\
+# a bound celery task
+import requests
+from proj.celery import app
+
+
+@app.task(bind=True, max_retries=3)
+def sync_account(self, account_id):
+    requests.post(f"{API}/accounts/{account_id}/sync")  # HTP102
+""",
+        """\
+# an aiohttp handler registered with add_get is also HTP403
+import requests
+from aiohttp import web
+
+
+async def rates(request):
+    return web.json_response(requests.get(RATES_URL).json())  # HTP102, HTP403
+
+
+app = web.Application()
+app.router.add_get("/rates", rates)
+""",
+        """\
 # an async handler calling requests is also HTP403
 import requests
 from fastapi import FastAPI

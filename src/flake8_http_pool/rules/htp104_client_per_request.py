@@ -95,8 +95,9 @@ class Api:
         return self._client.get(path)
 
 
+api = Api()
 for path in PATHS:
-    Api().get(path)
+    api.get(path)
 """,
         """\
 # a cached factory returns the same session every time

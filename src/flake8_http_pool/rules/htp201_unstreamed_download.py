@@ -180,6 +180,16 @@ def save(url, path):
         shutil.copyfileobj(io.BytesIO(r.content), f)
 """,
         """\
+# text body written with Path.write_text
+from pathlib import Path
+import requests
+
+
+def save_page(url, path):
+    r = requests.get(url)  # HTP201
+    Path(path).write_text(r.text, encoding="utf-8")
+""",
+        """\
 # downloads in a loop are also HTP101
 import requests
 

@@ -136,11 +136,12 @@ import urllib3.contrib.pyopenssl  # HTP401
         """\
 # injected inside a setup function
 import grequests
-import urllib3
 
 
 def setup_tls():
-    urllib3.contrib.pyopenssl.inject_into_urllib3()  # HTP401
+    import urllib3.contrib.pyopenssl  # HTP401
+
+    urllib3.contrib.pyopenssl.inject_into_urllib3()
 """,
     ),
 )

@@ -102,6 +102,11 @@ import socket
 import grequests  # HTP402
 """,
         """\
+# grequests patches on import, after requests
+import requests
+import grequests  # HTP402
+""",
+        """\
 # from http import client counts
 from http import client
 import gevent.monkey

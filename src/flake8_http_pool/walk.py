@@ -69,13 +69,18 @@ _MAPPING_METHODS = frozenset(
 )
 
 
+# Builtins that call a function once per item (`filter` runs its predicate on every item, like `map`).
+_MAPPING_BUILTINS = frozenset({"map", "filter"})
+
+
 def is_mapping_call(call: ast.Call, scope: Scope) -> bool:
-    """`map(f, xs)`, `executor.map(f, xs)`, `pool.imap_unordered(...)`, `loop.run_in_executor(...)`."""
+    """`map(f, xs)`, `filter(f, xs)`, `executor.map(f, xs)`, `pool.imap_unordered(...)`, `loop.run_in_executor(...)`."""
     func = call.func
     if isinstance(func, ast.Attribute):
         return func.attr in _MAPPING_METHODS
-    if isinstance(func, ast.Name) and func.id == "map":
-        return lookup("map", scope, (func.lineno, func.col_offset)) is None
+    if isinstance(func, ast.Name) and func.id in _MAPPING_BUILTINS:
+        # The builtin, unless the module binds the name itself (`from multiprocessing.dummy import Pool; map = ...`).
+        return lookup(func.id, scope, (func.lineno, func.col_offset)) is None
     return False
 
 

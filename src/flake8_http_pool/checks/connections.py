@@ -57,7 +57,9 @@ def _unpooled_details(analysis: "Analysis", site: "UnpooledSite") -> Dict[str, A
         "function": site.ctx.func.qualname if site.ctx.func is not None else None,
         "deferred": site.ctx.deferred,
         "passed": site.passed_to is not None,
+        "passed_to": span(site.passed_to),  # the call a callable is handed to (`executor.map(...)`)
         "mapping": site.mapping,
+        "statement": span(site.ctx.stmt),
         "loop": span(analysis.outermost_loop_statement(site.ctx, site.node)),
     }
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Dict, Iterator, List, NamedTuple, Optional, Se
 
 from ..bindings import ASSIGN, WITH, Binding, Meaning, Scope, lookup
 from ..finding import Hit
-from ..libraries import CLIENT_CONSTRUCTORS, REQUEST_VERBS, REQUESTS_STYLE, constructor_family
+from ..libraries import CLIENT_CONSTRUCTORS, REQUESTS_STYLE, constructor_family
 from ..walk import Ctx
 from .connections import span
 
@@ -26,7 +26,10 @@ _INSPECTORS = frozenset({"print", "len", "repr", "str", "bool", "type", "id", "i
 _LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log"})
 # `resp.text.encode()` / `resp.read().decode()` is still the whole body.
 _BODY_PASSTHROUGH = frozenset({"encode", "decode"})
-_STREAMED_VERBS = frozenset(REQUEST_VERBS + ("send",))
+# Iterators over a streamed body (requests, httpx sync and async).
+_STREAM_ITERATORS = frozenset(
+    {"iter_content", "iter_lines", "iter_bytes", "iter_text", "iter_raw", "aiter_bytes", "aiter_text", "aiter_lines", "aiter_raw"}
+)
 
 
 class Request(NamedTuple):
@@ -443,6 +446,13 @@ def _released(analysis: "Analysis", request: Request) -> bool:
             grand = analysis.parent(parent)
             if parent.attr == "raw" and isinstance(grand, ast.Attribute) and grand.attr in _CLOSERS:
                 return True
+            # `return r.iter_content(...)` / `return r.raw`: the caller drains the body, which releases the
+            # connection, so the response is handed on with it.
+            if parent.attr == "raw" and _returned(analysis, parent, request.ctx):
+                return True
+            if parent.attr in _STREAM_ITERATORS and isinstance(grand, ast.Call) and grand.func is parent:
+                if _returned(analysis, grand, request.ctx):
+                    return True
             continue
         if isinstance(parent, ast.Call) and parent.func is not use:
             if _inspects(analysis, parent, request.ctx):
@@ -452,12 +462,33 @@ def _released(analysis: "Analysis", request: Request) -> bool:
             return True
         if isinstance(parent, (ast.Tuple, ast.List, ast.Dict, ast.Set)):
             return True
+        if isinstance(parent, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)) and (
+            use is getattr(parent, "elt", None) or use is getattr(parent, "value", None)
+        ):
+            return True  # collected into a container, like a list display
         if isinstance(parent, (ast.Assign, ast.AnnAssign)) and parent.value is use:
             targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
             if any(not isinstance(t, ast.Name) for t in targets):
                 return True  # `self.resp = r`, `cache[u] = r`
             if any(isinstance(t, ast.Name) and _outlives(t.id, request.ctx) for t in targets):
                 return True
+    return False
+
+
+def _returned(analysis: "Analysis", expr: ast.expr, ctx: Ctx, depth: int = 0) -> bool:
+    """`expr` is returned or yielded, directly, in a returned tuple/list, or through a local name."""
+    parent = analysis.parent(expr)
+    if isinstance(parent, ast.Await):
+        expr, parent = parent, analysis.parent(parent)
+    if isinstance(parent, (ast.Tuple, ast.List)):
+        expr, parent = parent, analysis.parent(parent)
+    if isinstance(parent, (ast.Return, ast.Yield, ast.YieldFrom)):
+        return True
+    if depth < 2 and isinstance(parent, ast.Assign) and parent.value is expr:
+        for name in _bound_names(parent, expr):
+            for use in _uses_of_binding(analysis, name, ctx, parent):
+                if _returned(analysis, use, ctx, depth + 1):
+                    return True
     return False
 
 

@@ -1,0 +1,115 @@
+"""Reads `[tool.flake8-http-pool]` from the nearest `pyproject.toml` that has it, looking up from a folder."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any, Dict, NamedTuple, Optional, Tuple
+
+from .options import split_list
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on older interpreters only
+    import tomli as tomllib
+
+SECTION = "flake8-http-pool"
+# Keys as written in pyproject.toml; underscores are accepted too, as ruff accepts both.
+KEYS = ("select", "ignore", "extend-select", "exclude", "unpooled-calls", "hot-decorators")
+
+
+class ConfigError(Exception):
+    """A config file that cannot be used; the message names the file."""
+
+
+class Config(NamedTuple):
+    """The settings of one `[tool.flake8-http-pool]` table; empty tuples where a key is absent."""
+
+    path: Optional[str] = None  # the pyproject.toml read, None when there was none
+    select: Optional[Tuple[str, ...]] = None  # None: not set, so the default (every rule) applies
+    ignore: Tuple[str, ...] = ()
+    extend_select: Tuple[str, ...] = ()
+    exclude: Tuple[str, ...] = ()
+    unpooled_calls: Tuple[str, ...] = ()
+    hot_decorators: Tuple[str, ...] = ()
+
+    @property
+    def base(self) -> str:
+        """The folder relative patterns of this config are anchored to."""
+        return os.path.dirname(self.path) if self.path else os.getcwd()
+
+
+def find_config_file(start: str) -> Optional[str]:
+    """The nearest `pyproject.toml` at or above `start` holding a `[tool.flake8-http-pool]` table.
+
+    As ruff does, a pyproject.toml without our table is passed over, so a sub-package's own pyproject.toml
+    does not hide the settings of the repository root.
+    """
+    directory = os.path.abspath(start)
+    while True:
+        candidate = os.path.join(directory, "pyproject.toml")
+        if os.path.isfile(candidate) and _has_section(candidate):
+            return candidate
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return None
+        directory = parent
+
+
+def _has_section(path: str) -> bool:
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return False
+    # Cheap test first; only a file that names the table is parsed (and then must parse).
+    return SECTION.encode() in data and SECTION in _load(path, data).get("tool", {})
+
+
+def _load(path: str, data: bytes) -> Dict[str, Any]:
+    try:
+        return tomllib.loads(data.decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        raise ConfigError(f"{path}: error: invalid TOML: {error}") from None
+
+
+def load_config(path: str) -> Config:
+    """The `[tool.flake8-http-pool]` table of `path`, checked: unknown keys and wrong types are errors."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as error:
+        raise ConfigError(f"{path}: error: cannot read: {(error.strerror or str(error)).lower()}") from None
+    table = _load(path, data).get("tool", {}).get(SECTION, {})
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: error: [tool.{SECTION}] must be a table")
+    values: Dict[str, Tuple[str, ...]] = {}
+    for key, value in table.items():
+        name = key.replace("_", "-")
+        if name not in KEYS:
+            raise ConfigError(f"{path}: error: unknown key {key!r} in [tool.{SECTION}] (known: {', '.join(KEYS)})")
+        if isinstance(value, str) or (isinstance(value, list) and all(isinstance(v, str) for v in value)):
+            values[name] = split_list(value) if name != "unpooled-calls" else _patterns(value)
+        else:
+            raise ConfigError(f"{path}: error: {key} must be a list of strings")
+    return Config(
+        path=os.path.abspath(path),
+        select=values.get("select"),
+        ignore=values.get("ignore", ()),
+        extend_select=values.get("extend-select", ()),
+        exclude=values.get("exclude", ()),
+        unpooled_calls=values.get("unpooled-calls", ()),
+        hot_decorators=values.get("hot-decorators", ()),
+    )
+
+
+def _patterns(value: "str | list[str]") -> Tuple[str, ...]:
+    """ast-grep patterns hold commas (`get($A, $B)`), so a list keeps each item whole; a string is one per line."""
+    items = value.splitlines() if isinstance(value, str) else value
+    return tuple(item.strip() for item in items if item.strip())
+
+
+def discover_config(start: Optional[str] = None) -> Config:
+    """The config found from `start` (default: the working directory) upwards, or an empty one."""
+    path = find_config_file(start or os.getcwd())
+    return load_config(path) if path else Config()

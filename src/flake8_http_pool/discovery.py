@@ -1,0 +1,195 @@
+"""Finds the files to check: walks directories for `*.py` and dependency files, skipping what is not the project's."""
+
+from __future__ import annotations
+
+import errno
+import fnmatch
+import os
+import stat
+from typing import Callable, Iterable, Iterator, List, NamedTuple, Optional, Sequence, Set, TextIO, Tuple
+
+# Folders that never hold the project's own code (a virtual environment is recognised by its pyvenv.cfg).
+SKIPPED_DIRECTORIES = frozenset({".git", "__pycache__", "build", "dist", ".tox", ".nox", "node_modules"})
+
+PYTHON = "python"
+DEPENDENCIES = "dependencies"
+
+
+class Candidate(NamedTuple):
+    """A file to check: the path as shown to the user, and what kind of file it is."""
+
+    path: str
+    kind: str  # PYTHON or DEPENDENCIES; setup.py is both, and is yielded once for each
+
+
+def is_dependency_file(name: str) -> bool:
+    """`requirements*.txt`, `pyproject.toml`, `setup.cfg` and `setup.py`: where dependencies are declared."""
+    return (
+        name in ("pyproject.toml", "setup.cfg", "setup.py")
+        or (name.startswith("requirements") and name.endswith(".txt"))
+    )
+
+
+class Excluder:
+    """`--exclude` patterns, matched as flake8 matches them: against the file or folder name, and the full path.
+
+    A pattern holding a `/` is anchored to `base` (the folder of the config file that set it, or the working
+    directory for the command line), so `src/legacy/*` means the same wherever the command runs from.
+    """
+
+    def __init__(self, patterns: Iterable[Tuple[str, str]]) -> None:
+        self._patterns: List[str] = []
+        for pattern, base in patterns:
+            pattern = pattern.strip()
+            if not pattern:
+                continue
+            if "/" in pattern or os.sep in pattern:
+                pattern = os.path.normpath(os.path.join(os.path.abspath(base), pattern.rstrip("/")))
+            self._patterns.append(pattern)
+
+    def __bool__(self) -> bool:
+        return bool(self._patterns)
+
+    def excluded(self, path: str) -> bool:
+        if not self._patterns:
+            return False
+        name = os.path.basename(os.path.normpath(path))
+        absolute = os.path.abspath(path)
+        return any(fnmatch.fnmatch(name, p) or fnmatch.fnmatch(absolute, p) for p in self._patterns)
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def _kinds(name: str, explicit: bool) -> Iterator[str]:
+    """The checks a file gets: a named file is Python unless it is a dependency file that is not `setup.py`."""
+    dependency = is_dependency_file(name)
+    if name.endswith(".py") or (explicit and not dependency):
+        yield PYTHON
+    if dependency:
+        yield DEPENDENCIES
+
+
+class Discovery:
+    """Turns command-line paths into candidates, lazily, so a huge tree is never held in memory.
+
+    Problems with a path the user named (missing, unreadable folder) go to `on_error(path, reason)`;
+    symlink loops, symlinks leading out of the walked root and non-regular files met in a walk are skipped
+    silently, as flake8 and ruff skip them.
+    """
+
+    def __init__(self, excluder: Excluder, on_error: Callable[[str, str], None]) -> None:
+        self.excluder = excluder
+        self.on_error = on_error
+
+    def candidates(self, paths: Iterable[str]) -> Iterator[Candidate]:
+        seen: Set[Tuple[int, int]] = set()  # (device, inode) of files already yielded: a file is checked once
+        for path in paths:
+            yield from self._from_argument(path, seen)
+
+    def _from_argument(self, path: str, seen: Set[Tuple[int, int]]) -> Iterator[Candidate]:
+        try:
+            info = os.stat(path)
+        except OSError as error:
+            reason = "symlink loop" if error.errno == errno.ELOOP else (error.strerror or str(error)).lower()
+            self.on_error(path, reason)
+            return
+        if self.excluder.excluded(path):
+            return
+        if stat.S_ISDIR(info.st_mode):
+            yield from self._walk(path, seen)
+        elif stat.S_ISREG(info.st_mode):
+            if _remember(info, seen):
+                for kind in _kinds(os.path.basename(path), explicit=True):
+                    yield Candidate(path, kind)
+        else:
+            self.on_error(path, "not a regular file")
+
+    def _walk(self, top: str, seen: Set[Tuple[int, int]]) -> Iterator[Candidate]:
+        root = os.path.realpath(top)
+        visited_dirs: Set[Tuple[int, int]] = set()
+        # Depth-first with an explicit stack (no recursion limit on deep trees); each folder's entries sorted
+        # so the output order is stable from run to run.
+        stack: List[str] = [top]
+        while stack:
+            directory = stack.pop()
+            try:
+                dir_info = os.stat(directory)
+            except OSError:
+                continue
+            key = (dir_info.st_dev, dir_info.st_ino)
+            if key in visited_dirs:
+                continue  # reached again through a symlink: a loop or a second way in
+            visited_dirs.add(key)
+            try:
+                with os.scandir(directory) as entries:
+                    listing = sorted(entries, key=lambda e: e.name)
+            except OSError as error:
+                if directory == top:
+                    self.on_error(directory, (error.strerror or str(error)).lower())
+                continue
+            if directory != top and any(entry.name == "pyvenv.cfg" for entry in listing):
+                continue  # a virtual environment
+            subdirectories: List[str] = []
+            for entry in listing:
+                found = self._entry(entry, root, seen)
+                if found is None:
+                    continue
+                if found == "dir":
+                    subdirectories.append(entry.path)
+                else:
+                    for kind in _kinds(entry.name, explicit=False):
+                        yield Candidate(entry.path, kind)
+            stack.extend(reversed(subdirectories))
+
+    def _entry(self, entry: "os.DirEntry[str]", root: str, seen: Set[Tuple[int, int]]) -> Optional[str]:
+        """"dir" for a folder to walk, "file" for a file to check, None to skip."""
+        name = entry.name
+        try:
+            is_link = entry.is_symlink()
+            is_dir = entry.is_dir()  # follows symlinks; False for a dangling or looping one
+        except OSError:
+            return None
+        if is_dir:
+            if name in SKIPPED_DIRECTORIES or self.excluder.excluded(entry.path):
+                return None
+            if is_link and not _inside(os.path.realpath(entry.path), root):
+                return None
+            return "dir"
+        if not (name.endswith(".py") or is_dependency_file(name)):
+            return None
+        if self.excluder.excluded(entry.path):
+            return None
+        try:
+            info = entry.stat()  # follows symlinks; a loop raises
+        except OSError:
+            return None
+        if not stat.S_ISREG(info.st_mode):
+            return None  # a FIFO, socket or device named like a source file
+        if is_link and not _inside(os.path.realpath(entry.path), root):
+            return None
+        return "file" if _remember(info, seen) else None
+
+
+def _remember(info: os.stat_result, seen: Set[Tuple[int, int]]) -> bool:
+    key = (info.st_dev, info.st_ino)
+    if key in seen:
+        return False
+    seen.add(key)
+    return True
+
+
+def paths_from_stream(stream: TextIO) -> Iterator[str]:
+    """Paths from a file list, one per line (as `git ls-files` prints them), blank lines ignored."""
+    for line in stream:
+        path = line.rstrip("\r\n")
+        if path.strip():
+            yield path
+
+
+def expand_arguments(paths: Sequence[str], stdin: TextIO) -> Iterable[str]:
+    """The command line's paths, or the list read from standard input when `-` is the only path."""
+    if list(paths) == ["-"]:
+        return paths_from_stream(stdin)
+    return paths

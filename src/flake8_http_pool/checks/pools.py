@@ -114,6 +114,7 @@ class _Sessions:
     def __init__(self, analysis: "Analysis") -> None:
         self.analysis = analysis
         self._sizes: Dict[int, Optional[int]] = {}
+        self.qual: Dict[int, str] = {}  # the constructor of each session found, for the message
         self._names_in: Optional[Dict[int, List[Tuple[ast.Name, Scope]]]] = None
 
     def _names_by_frame(self) -> Dict[int, List[Tuple[ast.Name, Scope]]]:
@@ -158,6 +159,7 @@ class _Sessions:
             binding = self.session_of(name, scope, allowed)
             if binding is not None and all(b is not binding for b, _ in found):
                 found.append((binding, name.id))  # type: ignore[attr-defined]
+                self.qual[id(binding)] = self.analysis.meaning(name, scope).qual  # type: ignore[union-attr]
 
         for arg in [*bound, *extra]:
             add(arg, ctx.scope)
@@ -257,9 +259,10 @@ def _thread_pool_hit(
         for binding, name in sessions.used_by(target, ctx, extra):
             size = sessions.size(binding)
             if size is not None and workers > size:
+                client = sessions.qual.get(id(binding), "requests.Session").replace("requests.session", "requests.Session")
                 return Hit(
                     call,
-                    {"pool": _pool_name(qual), "workers": workers, "client": "requests.Session", "size": size},
+                    {"pool": _pool_name(qual), "workers": workers, "client": client, "size": size},
                     {
                         "workers": workers,
                         "size": size,

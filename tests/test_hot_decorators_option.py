@@ -1,4 +1,4 @@
-"""`--http-pool-hot-decorators` / `http-pool-hot-decorators =`: the user's own decorators make a function hot (HTP102)."""
+"""`--http-pool-hot-decorators` / `http-pool-hot-decorators =`: the user's decorators make a function hot (HTP102)."""
 
 from __future__ import annotations
 

@@ -43,7 +43,8 @@ def in_loop_scope(ctx: Ctx, node: ast.AST, parent_of: ParentOf) -> bool:
 
 
 def _status_polarity(test: ast.expr, response: Optional[str]) -> Optional[bool]:
-    """True if `test` holds when the response succeeded, False if it holds when it failed, None if not a status check."""
+    """True if `test` holds when the response succeeded, False if it holds when it failed, None if it is
+    not a status check."""
     # Depth first through `not` and `and`/`or` with an explicit stack: the first status check found decides,
     # but a test that also asks about the body (`r.ok and r.json()["done"]`) is no status check.
     found: Optional[bool] = None

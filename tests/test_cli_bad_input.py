@@ -1,0 +1,134 @@
+"""Bad input: one `path: error: reason` line each, exit 2, no traceback, and the good files still reported."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from cli_support import assert_no_traceback, run_cli
+
+LOOP = "import requests\nfor u in urls:\n    requests.get(u)\n"
+
+# Each one names an HTTP library, so it is parsed (a file naming none is never parsed: see test_gate_*).
+BAD_FILES = {
+    "undecodable": b"import requests\nx = '\xff\xfe'\n",
+    "bad_cookie": b"# -*- coding: no-such-codec -*-\nimport requests\n",
+    "nul_bytes": b"import requests\nx = 1\x00\n",
+    "syntax_error": b"import requests\ndef f(:\n",
+    "deep_sum": ("import requests\nx = " + " + ".join(["1"] * 3000) + "\n").encode(),
+    "deep_parens": ("import requests\nx = " + "(" * 1000 + ")" * 1000 + "\n").encode(),
+    "null_in_cookie_file": b"\xef\xbb\xbf# coding: latin-1\nimport requests\n",  # BOM contradicts the cookie
+}
+
+
+def _good(root: Path) -> None:
+    (root / "good.py").write_text(LOOP, encoding="utf-8")
+
+
+def _check(root: Path, *args: str):
+    result = run_cli(["check", "--isolated", *args, "."], cwd=root)
+    assert_no_traceback(result)
+    return result
+
+
+@pytest.mark.parametrize("kind", sorted(BAD_FILES))
+def test_bad_file_gives_one_error_line_and_the_good_file_is_reported(tmp_path, kind):
+    _good(tmp_path)
+    (tmp_path / f"{kind}.py").write_bytes(BAD_FILES[kind])
+    for jobs in ("1", "2"):
+        result = _check(tmp_path, "--jobs", jobs)
+        assert result.returncode == 2
+        lines = result.stderr.splitlines()
+        assert len(lines) == 1 and lines[0].startswith(f"./{kind}.py: error: "), result.stderr
+        assert result.stdout.startswith("./good.py:3:5: HTP101")
+
+
+def test_all_bad_files_at_once(tmp_path):
+    _good(tmp_path)
+    for kind, data in BAD_FILES.items():
+        (tmp_path / f"{kind}.py").write_bytes(data)
+    result = _check(tmp_path)
+    assert result.returncode == 2
+    assert sorted(line.split(":")[0] for line in result.stderr.splitlines()) == sorted(f"./{k}.py" for k in BAD_FILES)
+    assert result.stdout.startswith("./good.py:3:5: HTP101")
+
+
+def test_the_3000_term_sum_is_refused_by_ast_parse_itself():
+    import ast
+
+    with pytest.raises((RecursionError, MemoryError, SyntaxError)):
+        ast.parse(BAD_FILES["deep_sum"].decode())
+
+
+@pytest.mark.parametrize(
+    "name,data",
+    [
+        ("latin1_cookie", b"# -*- coding: latin-1 -*-\nimport requests\nname = 'caf\xe9'\nfor u in urls:\n    requests.get(u)\n"),
+        ("bom", b"\xef\xbb\xbfimport requests\nfor u in urls:\n    requests.get(u)\n"),
+        ("crlf", b"import requests\r\nfor u in urls:\r\n    requests.get(u)\r\n"),
+    ],
+)
+def test_valid_encodings_are_read(tmp_path, name, data):
+    line = 5 if name == "latin1_cookie" else 3
+    (tmp_path / f"{name}.py").write_bytes(data)
+    result = _check(tmp_path)
+    assert result.stderr == ""
+    assert result.stdout.startswith(f"./{name}.py:{line}:5: HTP101")
+
+
+def test_unreadable_file(tmp_path):
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        pytest.skip("root reads files whatever their mode; test_unreadable_path_in_the_list covers a path that cannot be opened")
+    _good(tmp_path)
+    bad = tmp_path / "secret.py"
+    bad.write_text(LOOP)
+    bad.chmod(0)
+    try:
+        result = _check(tmp_path)
+    finally:
+        bad.chmod(0o644)
+    assert result.returncode == 2
+    assert result.stderr == "./secret.py: error: cannot read: permission denied\n"
+
+
+def test_unreadable_path_in_the_list(tmp_path):
+    # A path that cannot be opened even by root: a file "inside" a regular file.
+    _good(tmp_path)
+    result = run_cli(["check", "--isolated", "-"], cwd=tmp_path, stdin="good.py\ngood.py/inner.py\n")
+    assert_no_traceback(result)
+    assert result.returncode == 2
+    assert result.stderr == "good.py/inner.py: error: not a directory\n"
+    assert result.stdout.startswith("good.py:3:5: HTP101")
+
+
+def test_fifo_symlink_loop_and_symlink_out_of_the_root_are_skipped(tmp_path):
+    root = tmp_path / "root"
+    root.mkdir()
+    _good(root)
+    os.mkfifo(root / "x.py")
+    (root / "loop_a.py").symlink_to("loop_b.py")
+    (root / "loop_b.py").symlink_to("loop_a.py")
+    (root / "cycle").mkdir()
+    (root / "cycle" / "up").symlink_to("..", target_is_directory=True)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "far.py").write_text(LOOP)
+    (root / "far.py").symlink_to(outside / "far.py")
+    (root / "far_dir").symlink_to(outside, target_is_directory=True)
+    (root / "inside_link.py").symlink_to(root / "good.py")  # same file: checked once
+    result = run_cli(["check", "--isolated", "."], cwd=root, timeout=60)
+    assert_no_traceback(result)
+    assert result.stderr == ""
+    assert result.returncode == 1
+    assert [line.split(":")[0] for line in result.stdout.splitlines()] == ["./good.py"]
+
+
+def test_gate_skips_files_that_name_no_http_library(tmp_path):
+    # Not parsed at all, so a syntax error in such a file is not this tool's to report (ruff/flake8 report it);
+    # undecodable bytes and NUL bytes are still reported, as every file is decoded.
+    (tmp_path / "plain.py").write_text("def f(:\n")
+    (tmp_path / "nul.py").write_bytes(b"x = 1\x00\n")
+    result = _check(tmp_path)
+    assert result.stderr == "./nul.py: error: contains a NUL byte (line 1)\n"

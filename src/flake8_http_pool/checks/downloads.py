@@ -28,7 +28,8 @@ _LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exceptio
 _BODY_PASSTHROUGH = frozenset({"encode", "decode"})
 # Iterators over a streamed body (requests, httpx sync and async).
 _STREAM_ITERATORS = frozenset(
-    {"iter_content", "iter_lines", "iter_bytes", "iter_text", "iter_raw", "aiter_bytes", "aiter_text", "aiter_lines", "aiter_raw"}
+    {"iter_content", "iter_lines", "iter_bytes", "iter_text", "iter_raw"}
+    | {"aiter_bytes", "aiter_text", "aiter_lines", "aiter_raw"}
 )
 
 
@@ -151,7 +152,9 @@ def _value_holder(analysis: "Analysis", call: ast.Call, ctx: Ctx) -> Tuple[ast.e
     while True:
         if isinstance(parent, ast.Await):
             value = parent
-        elif isinstance(parent, ast.Call) and parent.args and parent.args[0] is value and _is_closing(analysis, parent, ctx):
+        elif isinstance(parent, ast.Call) and parent.args and parent.args[0] is value:
+            if not _is_closing(analysis, parent, ctx):
+                return value, parent
             value = parent
         else:
             return value, parent
@@ -350,7 +353,9 @@ def _is_file(analysis: "Analysis", expr: ast.expr, ctx: Ctx, depth: int = 0) -> 
     return False
 
 
-def _written(analysis: "Analysis", expr: ast.expr, ctx: Ctx, depth: int = 0, wrapped: bool = False) -> Optional[ast.Call]:
+def _written(
+    analysis: "Analysis", expr: ast.expr, ctx: Ctx, depth: int = 0, wrapped: bool = False
+) -> Optional[ast.Call]:
     """The call that writes `expr` to a file, directly or through local names, if any.
 
     `wrapped`: `expr` is an `io.BytesIO(body)`, which counts only when copied with `shutil.copyfileobj`.

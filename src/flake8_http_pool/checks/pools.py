@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, Dict, Iterator, List, NamedTuple, Optional, Set, Tuple
+from typing import TYPE_CHECKING, Dict, Iterator, List, Optional, Set, Tuple
 
 from ..bindings import ASSIGN, WITH, Binding, FunctionInfo, Scope, lookup
 from ..finding import Hit
@@ -21,14 +21,6 @@ _POOL_METHODS = frozenset(
 _FUTURES_SESSION = "requests_futures.sessions.FuturesSession"
 # FuturesSession(executor=None, max_workers=8, session=None, adapter_kwargs=None)
 _FUTURES_PARAMS = ("executor", "max_workers", "session", "adapter_kwargs")
-
-
-class Shared(NamedTuple):
-    """A requests session the pool's workers share, and how many connections per host it keeps."""
-
-    binding: Binding
-    name: str
-    size: int
 
 
 def _literal_int(expr: Optional[ast.expr]) -> Optional[int]:
@@ -259,7 +251,8 @@ def _thread_pool_hit(
         for binding, name in sessions.used_by(target, ctx, extra):
             size = sessions.size(binding)
             if size is not None and workers > size:
-                client = sessions.qual.get(id(binding), "requests.Session").replace("requests.session", "requests.Session")
+                client = sessions.qual.get(id(binding), "requests.Session")
+                client = "requests.Session" if client == "requests.session" else client
                 return Hit(
                     call,
                     {"pool": _pool_name(qual), "workers": workers, "client": client, "size": size},

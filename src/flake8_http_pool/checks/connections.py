@@ -64,11 +64,29 @@ def _unpooled_details(analysis: "Analysis", site: "UnpooledSite") -> Dict[str, A
     }
 
 
+_SPAWNERS = frozenset({"submit", "spawn", "spawn_later", "to_thread", "start_new_thread"})
+
+
+def _runs_the_callable(site: "UnpooledSite") -> bool:
+    """A callable handed on (not mapped) counts only where RULES.md says it runs: `submit`, `gevent.spawn`,
+    `Thread(target=...)` (and their kin); `assertRaises(E, urlopen, u)` or `callbacks.append(requests.get)` do not."""
+    call = site.passed_to
+    if call is None:
+        return True
+    func = call.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    if name in _SPAWNERS:
+        return True
+    return any(kw.arg == "target" and kw.value is site.node for kw in call.keywords) or any(
+        kw.arg == "target" and isinstance(kw.value, ast.Call) and site.node in kw.value.args for kw in call.keywords
+    )
+
+
 def unpooled_call_in_loop(analysis: "Analysis") -> Iterator[Hit]:
     for site in analysis.unpooled_sites():
         if site.mapping:
             where = "mapped over items"
-        elif analysis.in_loop(site.ctx, site.node):
+        elif analysis.in_loop(site.ctx, site.node) and _runs_the_callable(site):
             where = "in a loop" if site.passed_to is None else "handed to a call in a loop"
         else:
             continue

@@ -121,6 +121,20 @@ def client_constructions(analysis: "Analysis") -> List[Tuple[ast.Call, str, Ctx]
     return out
 
 
+# Keywords through which a new client is handed an existing pool to share instead of opening its own:
+# `FuturesSession(session=s)`, `aiohttp.ClientSession(connector=shared)`, `httpx.Client(transport=shared)`.
+_SHARED_POOL_KEYWORDS = frozenset({"session", "connector", "transport"})
+
+
+def _shares_pool(call: ast.Call) -> bool:
+    """The client wraps a pool made elsewhere (a fresh one built inline is a new pool, reported with it)."""
+    return any(
+        kw.arg in _SHARED_POOL_KEYWORDS and not isinstance(kw.value, ast.Call)
+        and not (isinstance(kw.value, ast.Constant) and kw.value.value is None)
+        for kw in call.keywords
+    )
+
+
 def _client_name(qual: str) -> str:
     return "requests_futures.FuturesSession" if qual.endswith("FuturesSession") else qual
 
@@ -128,7 +142,7 @@ def _client_name(qual: str) -> str:
 def client_created_in_loop(analysis: "Analysis") -> Iterator[Hit]:
     """HTP103: a client constructor in a loop scope that is not kept for later iterations."""
     for call, qual, ctx in client_constructions(analysis):
-        if not analysis.in_loop(ctx, call):
+        if not analysis.in_loop(ctx, call) or _shares_pool(call):
             continue
         fate = _fate(analysis, call, ctx)
         if fate.feeds_client or kept_for_reuse(analysis, call, ctx, names_count=True, fate=fate):
@@ -152,7 +166,7 @@ def client_per_request(analysis: "Analysis") -> Iterator[Hit]:
     hot = analysis.hot
     for call, qual, ctx in client_constructions(analysis):
         func = ctx.func
-        if func is None or func not in hot or analysis.in_loop(ctx, call):
+        if func is None or func not in hot or analysis.in_loop(ctx, call) or _shares_pool(call):
             continue
         fate = _fate(analysis, call, ctx)
         if fate.feeds_client or _is_cached(func) or kept_for_reuse(analysis, call, ctx, names_count=True, fate=fate):
@@ -195,12 +209,7 @@ def _construction_details(qual: str, ctx: Ctx, fate: "_Fate") -> Dict[str, Any]:
 
 
 def _is_cached(func: FunctionInfo) -> bool:
-    for decorator in func.node.decorator_list:
-        target = decorator.func if isinstance(decorator, ast.Call) else decorator
-        name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
-        if name in _CACHE_DECORATORS:
-            return True
-    return False
+    return any(_decorator_name(decorator) in _CACHE_DECORATORS for decorator in func.node.decorator_list)
 
 
 # -- where a client's value goes -------------------------------------------------------------------------
@@ -307,6 +316,10 @@ def _stored(analysis: "Analysis", fate: _Fate, ctx: Ctx, names_count: bool, loop
         return False
     if isinstance(holder, ast.Call):
         return isinstance(holder.func, ast.Attribute) and holder.func.attr in _CONTAINER_METHODS
+    if isinstance(holder, ast.Lambda):
+        # `lambda: requests.Session()` handed on is a lazy factory: whoever calls it (a cache, a per-thread
+        # helper, `defaultdict`) decides how often, and those keep what it makes.
+        return value is holder.body
     if isinstance(holder, _COMPREHENSIONS):
         # The element of a comprehension: a list (dict, set) of clients is a pool, kept by whoever holds it.
         return value is getattr(holder, "elt", None) or value is getattr(holder, "value", None)
@@ -454,7 +467,7 @@ def _factory_used_per_item(analysis: "Analysis", func: FunctionInfo) -> bool:
 
 def _all_uses_are_calls(analysis: "Analysis", func: FunctionInfo, callers: List[CallSite]) -> bool:
     """Every reference to `func` in this module calls it: then the fix may add a parameter and pass it."""
-    if not callers or func.node.decorator_list:
+    if not callers or any(_decorator_name(d) not in _PLAIN_METHOD_DECORATORS for d in func.node.decorator_list):
         return False
     if _passed_as_callable(analysis, func):
         return False
@@ -467,6 +480,14 @@ def _all_uses_are_calls(analysis: "Analysis", func: FunctionInfo, callers: List[
             if not (isinstance(parent, ast.Call) and parent.func is use.node):
                 return False
     return True
+
+
+_PLAIN_METHOD_DECORATORS = frozenset({"staticmethod", "classmethod"})
+
+
+def _decorator_name(decorator: ast.expr) -> str:
+    target = decorator.func if isinstance(decorator, ast.Call) else decorator
+    return target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
 
 
 def _passed_as_callable(analysis: "Analysis", func: FunctionInfo) -> List[ast.Call]:

@@ -74,6 +74,8 @@ def _dynamic_imports(analysis: "Analysis", module: str) -> List[ast.Call]:
 
 def _patch_sites(analysis: "Analysis") -> List[Site]:
     """Every gevent monkey-patch: a `patch_all/patch_socket/patch_ssl` call, or an import of grequests."""
+    if not any(_imports(site, m) for site in analysis.facts.imports for m in ("gevent", "grequests", "importlib")):
+        return []  # nothing can reach gevent: skip resolving every call of the module
     sites: List[Site] = [(_pos(call), call, f"{qual}()") for call, qual, _ in _lib_calls(analysis, _PATCHES)]
     for site in analysis.facts.imports:
         for pos in _alias_positions(site, "grequests"):

@@ -220,6 +220,19 @@ class _Fate(NamedTuple):
     feeds_client: bool  # handed to another client constructor, which is reported instead
 
 
+# Calls that return the argument they are given (a context entered on a stack, a cast, `closing`).
+_PASS_THROUGH = frozenset({"enter_context", "enter_async_context", "closing", "aclosing", "cast"})
+
+
+def _stores_argument(call: ast.Call) -> bool:
+    """A call that keeps its argument beyond the statement: a container method (`sessions.append(s)`),
+    `setattr(obj, name, s)`, a setter (`self.set_session(s)`), a base `__init__` (`super().__init__(session=s)`)."""
+    func = call.func
+    if isinstance(func, ast.Attribute):
+        return func.attr in _CONTAINER_METHODS or func.attr == "__init__" or func.attr.startswith("set_")
+    return isinstance(func, ast.Name) and func.id == "setattr"
+
+
 def _wraps(analysis: "Analysis", call: ast.Call, ctx: Ctx) -> bool:
     """Whether a call keeps its arguments inside the object it returns (a class instantiation, `closing`)
     rather than using them and letting them go (a plain function)."""
@@ -231,10 +244,10 @@ def _wraps(analysis: "Analysis", call: ast.Call, ctx: Ctx) -> bool:
             return False
         if meaning.kind == "lib":
             last = meaning.qual.rsplit(".", 1)[-1]
-            return last[:1].isupper() or last == "closing"
+            return last[:1].isupper() or last in _PASS_THROUGH
     func = call.func
     last = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-    return last[:1].isupper()
+    return last[:1].isupper() or last in _PASS_THROUGH
 
 
 def _fate(analysis: "Analysis", node: ast.AST, ctx: Ctx) -> _Fate:
@@ -250,7 +263,7 @@ def _fate(analysis: "Analysis", node: ast.AST, ctx: Ctx) -> _Fate:
         elif isinstance(parent, (ast.Tuple, ast.List, ast.Set, ast.Dict)):
             pass
         elif isinstance(parent, ast.Call) and current is not parent.func:
-            if isinstance(parent.func, ast.Attribute) and parent.func.attr in _CONTAINER_METHODS:
+            if _stores_argument(parent):
                 return _Fate(current, parent, False)
             meaning = analysis.meaning(parent.func, ctx.scope)
             if meaning is not None and meaning.kind == "lib" and meaning.qual in CLIENT_CONSTRUCTORS:
@@ -315,7 +328,7 @@ def _stored(analysis: "Analysis", fate: _Fate, ctx: Ctx, names_count: bool, loop
     if holder is None or depth > 4:
         return False
     if isinstance(holder, ast.Call):
-        return isinstance(holder.func, ast.Attribute) and holder.func.attr in _CONTAINER_METHODS
+        return _stores_argument(holder)
     if isinstance(holder, ast.Lambda):
         # `lambda: requests.Session()` handed on is a lazy factory: whoever calls it (a cache, a per-thread
         # helper, `defaultdict`) decides how often, and those keep what it makes.

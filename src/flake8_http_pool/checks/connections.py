@@ -162,14 +162,19 @@ def client_created_in_loop(analysis: "Analysis") -> Iterator[Hit]:
 
 
 def client_per_request(analysis: "Analysis") -> Iterator[Hit]:
-    """HTP104: a client constructor in a hot function (not in a loop there: that is HTP103), not kept for reuse."""
+    """HTP104: a client constructor in a hot function, not kept for reuse (one HTP103 reports is left to it)."""
     hot = analysis.hot
     for call, qual, ctx in client_constructions(analysis):
         func = ctx.func
-        if func is None or func not in hot or analysis.in_loop(ctx, call) or _shares_pool(call):
+        if func is None or func not in hot or _shares_pool(call) or _is_cached(func):
             continue
         fate = _fate(analysis, call, ctx)
-        if fate.feeds_client or _is_cached(func) or kept_for_reuse(analysis, call, ctx, names_count=True, fate=fate):
+        if fate.feeds_client:
+            continue
+        if analysis.in_loop(ctx, call) and not _stored(analysis, fate, ctx, True, looping=True, depth=0):
+            continue  # HTP103's
+        # Kept across the iterations of a loop (`if s is None: s = Client()`) is still one client per call.
+        if _stored(analysis, fate, ctx, True, looping=False, depth=0):
             continue
         returned = _flows_to_return(analysis, call, ctx, fate)
         if returned and not _factory_used_per_item(analysis, func):

@@ -37,6 +37,9 @@ class Analysis:
         self._unpooled: Optional[List[UnpooledSite]] = None
         self._names: Optional[Dict[str, List[NameUse]]] = None
         self._site_of_call: Optional[Dict[int, CallSite]] = None
+        # In-house unpooled calls (option `unpooled-calls`): (line, byte column) of each matching call -> its
+        # callee, found by custom_calls.find_custom_calls and set by the engine, which has the source text.
+        self.custom_calls: Dict[Tuple[int, int], str] = {}
 
     # -- the tree ------------------------------------------------------------------------------------
     def parent(self, node: ast.AST) -> Optional[ast.AST]:
@@ -101,6 +104,11 @@ class Analysis:
                 family = unpooled_family(meaning.qual)
                 if family is not None and not _has_own_session(call, family):
                     yield UnpooledSite(call, meaning.qual, family, ctx, None, False)
+            known = meaning is not None and meaning.kind == "lib" and unpooled_family(meaning.qual) is not None
+            if not known and self.custom_calls and (call.lineno, call.col_offset) in self.custom_calls:
+                # Treated as requests-like: a call that opens a connection and throws it away.
+                callee = self.custom_calls[(call.lineno, call.col_offset)]
+                yield UnpooledSite(call, callee, "requests", ctx, None, False)
             mapping: Optional[bool] = None
             for arg in _callable_arguments(call):
                 target = _unwrap_partial(arg)

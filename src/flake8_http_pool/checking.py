@@ -53,7 +53,7 @@ def check_file(path: str, kind: str, options: Options, codes: FrozenSet[str]) ->
             return FileResult(path)
         else:
             tree = parse_source(text, path)
-            found = analyze(tree, options)
+            found = analyze(tree, options, source=text)
     except SourceError as error:
         return FileResult(path, error=error.reason)
     except (RecursionError, MemoryError):

@@ -26,12 +26,22 @@ def may_have_findings(text: str, options: Options = DEFAULT_OPTIONS) -> bool:
     return False
 
 
-def analyze(tree: ast.Module, options: Options = DEFAULT_OPTIONS, codes: Optional[Iterable[str]] = None) -> List[Finding]:
-    """Every finding in `tree`, sorted by position. `codes` limits the rules that run."""
+def analyze(
+    tree: ast.Module, options: Options = DEFAULT_OPTIONS, codes: Optional[Iterable[str]] = None, source: Optional[str] = None
+) -> List[Finding]:
+    """Every finding in `tree`, sorted by position. `codes` limits the rules that run.
+
+    `source` (the text `tree` was parsed from) is needed for the `unpooled-calls` patterns, which ast-grep
+    matches on text; without it they are not applied.
+    """
     from .analysis import Analysis
     from .rules import ALL_RULES
 
     analysis = Analysis(tree, options)
+    if options.unpooled_calls and source is not None:
+        from .custom_calls import find_custom_calls
+
+        analysis.custom_calls = find_custom_calls(source, options.unpooled_calls)
     wanted = None if codes is None else set(codes)
     findings: List[Finding] = []
     for rule in ALL_RULES:
@@ -64,11 +74,12 @@ def check_source(source: str, options: Options = DEFAULT_OPTIONS, filename: str 
     if not may_have_findings(source, options):
         return []
     tree = ast.parse(source, filename=filename)
-    return analyze(tree, options)
+    return analyze(tree, options, source=source)
 
 
 def check_lines(tree: ast.Module, lines: Sequence[str], options: Options = DEFAULT_OPTIONS) -> List[Finding]:
     """The flake8 path: reuse flake8's tree, gate on its lines."""
-    if not may_have_findings("".join(lines), options):
+    text = "".join(lines)
+    if not may_have_findings(text, options):
         return []
-    return analyze(tree, options)
+    return analyze(tree, options, source=text)

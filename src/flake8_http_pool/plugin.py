@@ -31,12 +31,38 @@ class HttpPoolChecker:
             help="Decorators (dotted names, comma separated) that mark a function as run many times, "
             "like a request handler or a task: its HTTP calls should go through a shared client (HTP102/HTP104).",
         )
+        manager.add_option(
+            "--http-pool-unpooled-calls",
+            default="",
+            parse_from_config=True,
+            help="In-house calls that open their own connection, as ast-grep patterns, one per line "
+            "(`mycorp.http.get($$$)`, `legacy_fetch($URL)`): they count as unpooled calls, like requests.get.",
+        )
 
     @classmethod
     def parse_options(cls, options: Any) -> None:
-        cls.options = Options(hot_decorators=split_list(getattr(options, "http_pool_hot_decorators", None)))
+        patterns = _patterns(getattr(options, "http_pool_unpooled_calls", None))
+        cls.options = Options(
+            hot_decorators=split_list(getattr(options, "http_pool_hot_decorators", None)), unpooled_calls=patterns
+        )
 
     def run(self) -> Iterator[Tuple[int, int, str, type]]:
         findings: List = check_lines(self.tree, self.lines, self.options)
         for finding in findings:
             yield finding.line, finding.col, finding.text(), type(self)
+
+
+def _patterns(value: Any) -> Tuple[str, ...]:
+    """One ast-grep pattern per line (a pattern holds commas, so commas cannot separate them); checked once here."""
+    if not value:
+        return ()
+    items = value.splitlines() if isinstance(value, str) else [line for item in value for line in str(item).splitlines()]
+    patterns = tuple(item.strip() for item in items if item.strip())
+    if patterns:
+        from .custom_calls import PatternError, validate_patterns
+
+        try:
+            validate_patterns(patterns)
+        except PatternError as error:
+            raise SystemExit(f"flake8-http-pool: --http-pool-unpooled-calls: {error}") from None
+    return patterns

@@ -375,8 +375,9 @@ def _varies_per_iteration(analysis: "Analysis", target: ast.Attribute, ctx: Ctx)
 
 
 def _lazy(analysis: "Analysis", holder: ast.AST, target: ast.AST) -> bool:
-    """The store only happens while the place is empty: `if x is None: x = C()`, `x = x or C()`,
-    `if k not in pool: pool[k] = C()`, `if not hasattr(local, "s"): local.s = C()`."""
+    """The store only happens now and then, and later iterations use what it stored: `if x is None: x = C()`,
+    `x = x or C()`, `if k not in pool: pool[k] = C()`, `if not hasattr(local, "s"): local.s = C()`, or a
+    client replaced only on failure (`except ConnectionError: s = C()`) that the loop read before."""
     key = _ref_key(target)
     if key is None:
         return False
@@ -385,6 +386,7 @@ def _lazy(analysis: "Analysis", holder: ast.AST, target: ast.AST) -> bool:
         if any(_ref_key(v) == key for v in value.values[:-1]):
             return True
     base_key = _ref_key(target.value) if isinstance(target, ast.Attribute) else None
+    conditional = False
     current: Optional[ast.AST] = holder
     while current is not None and not isinstance(current, _SCOPE_NODES + _LOOP_NODES):
         parent = analysis.parent(current)
@@ -400,7 +402,20 @@ def _lazy(analysis: "Analysis", holder: ast.AST, target: ast.AST) -> bool:
                     and _ref_key(node.args[0]) == base_key
                 ):
                     return True
+        if isinstance(parent, (ast.If, ast.ExceptHandler)):
+            conditional = True
         current = parent
+    if conditional and isinstance(current, _LOOP_NODES):
+        # The loop reads the place before this store: the stored client serves the iterations after it.
+        before = (holder.lineno, holder.col_offset)
+        for node in ast.walk(current):
+            if (
+                isinstance(node, (ast.Name, ast.Attribute))
+                and isinstance(node.ctx, ast.Load)
+                and (node.lineno, node.col_offset) < before
+                and _ref_key(node) == key
+            ):
+                return True
     return False
 
 

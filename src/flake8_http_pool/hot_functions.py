@@ -57,6 +57,7 @@ def _route_definition(analysis: "Analysis", call: ast.Call, ctx) -> Optional[Tup
 
 
 def dotted_name(expr: ast.AST) -> Optional[str]:
+    """`app.route` for a name or an attribute chain on a name, else None."""
     parts: List[str] = []
     while isinstance(expr, ast.Attribute):
         parts.append(expr.attr)
@@ -88,6 +89,7 @@ def decorator_reason(decorator: ast.expr, user_names: tuple) -> Optional[str]:
 
 
 def find_hot_functions(analysis: "Analysis") -> Dict[FunctionInfo, str]:
+    """Every hot function of the module with why it is hot (the first reason found), sources 1-4."""
     hot: Dict[FunctionInfo, str] = {}
     queue: List[FunctionInfo] = []
 

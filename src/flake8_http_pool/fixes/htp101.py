@@ -1,0 +1,118 @@
+"""HTP101's fix: wrap the statement holding the outermost loop in one session and call through it.
+
+`with requests.Session() as session:` (`httpx.Client() as client`, `async with aiohttp.ClientSession() as
+session`) goes around the statement, each reported call inside becomes `session.get(...)` (grequests: gets
+`session=session`), `import requests` is added where needed and imports left unused are removed.
+Run alone: `python -m libcst.tool codemod -x flake8_http_pool.fixes.htp101.UnpooledCallInLoopCommand PATH`.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple, Union
+
+import libcst as cst
+
+from ..finding import Finding
+from .base import FindingFixCommand, lines_of
+from .htp101_sites import CallEdit, LoopWrap, plan_loop_wraps
+
+_NO_SPACE = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
+
+
+class UnpooledCallInLoopCommand(FindingFixCommand):
+    """HTP101: send the requests of a loop through one session opened around the loop."""
+
+    DESCRIPTION = (
+        "HTP101: wrap the loop in `with requests.Session() as session:` (httpx.Client, aiohttp.ClientSession) "
+        "and send its requests through it."
+    )
+    CODE = "HTP101"
+
+    def make_plan(self, findings: Sequence[Finding], tree: ast.Module, text: str) -> List[Any]:
+        return list(plan_loop_wraps(findings, tree, lines_of(text)))
+
+    def prepare(self, plan: Sequence[Any]) -> None:
+        self._wraps: Dict[Tuple[int, int], LoopWrap] = {(w.loop[0], w.loop[1]): w for w in plan}
+        self._calls: Dict[Tuple[int, int, int, int], Tuple[LoopWrap, CallEdit]] = {
+            call.span: (wrap, call) for wrap in plan for call in wrap.calls
+        }
+        self._in_body: Set[int] = set()  # ids of statements that sit directly in a statement list
+        self._matched: Dict[int, LoopWrap] = {}  # id(original statement) -> its wrap
+        self._active: Set[LoopWrap] = set()
+
+    # -- finding the loop statement ----------------------------------------------------------------
+    def visit_Module(self, node: cst.Module) -> Optional[bool]:
+        self._in_body.update(id(stmt) for stmt in node.body)
+        return True
+
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> Optional[bool]:
+        self._in_body.update(id(stmt) for stmt in node.body)
+        return True
+
+    def visit_SimpleStatementSuite(self, node: cst.SimpleStatementSuite) -> Optional[bool]:
+        self._match(node, [self.start(small) for small in node.body])
+        return True
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if id(node) in self._in_body and not isinstance(node, cst.SimpleStatementSuite):
+            starts = [self.start(node)]
+            if isinstance(node, cst.SimpleStatementLine):
+                starts += [self.start(small) for small in node.body]
+            self._match(node, starts)
+        return super().on_visit(node)
+
+    def _match(self, node: cst.CSTNode, starts: List[Tuple[int, int]]) -> None:
+        for start in starts:
+            wrap = self._wraps.get(start)
+            if wrap is not None and wrap not in self._active:
+                self._matched[id(node)] = wrap
+                self._active.add(wrap)
+                return
+
+    # -- the calls -----------------------------------------------------------------------------------
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
+        found = self._calls.get(self.span(original_node))
+        if found is None or found[0] not in self._active:
+            return updated_node
+        wrap, edit = found
+        self.applied += 1
+        for ref in edit.imports:
+            self.remove_unused_import(ref.module, ref.obj, ref.asname)
+        if edit.pass_session:
+            keyword = cst.Arg(value=cst.Name(wrap.name), keyword=cst.Name("session"), equal=_NO_SPACE)
+            return updated_node.with_changes(args=[*updated_node.args, keyword])
+        args = list(updated_node.args)
+        if edit.params_keyword:
+            args[1] = args[1].with_changes(keyword=cst.Name("params"), equal=_NO_SPACE)
+        func = cst.Attribute(value=cst.Name(wrap.name), attr=cst.Name(edit.verb))
+        return updated_node.with_changes(func=func, args=args)
+
+    # -- the wrap ------------------------------------------------------------------------------------
+    def _with(self, wrap: LoopWrap, body: Sequence[cst.BaseStatement], leading: Sequence[cst.EmptyLine]) -> cst.With:
+        if wrap.import_module is not None:
+            self.add_needed_import(wrap.import_module)
+        constructor = cst.Call(func=cst.Attribute(value=cst.Name(wrap.module_name), attr=cst.Name(wrap.constructor)))
+        return cst.With(
+            items=[cst.WithItem(item=constructor, asname=cst.AsName(name=cst.Name(wrap.name)))],
+            body=cst.IndentedBlock(body=list(body)),
+            asynchronous=cst.Asynchronous() if wrap.is_async else None,
+            leading_lines=list(leading),
+        )
+
+    def on_leave(
+        self, original_node: cst.CSTNode, updated_node: cst.CSTNode
+    ) -> Union[cst.CSTNode, cst.RemovalSentinel, cst.FlattenSentinel[cst.CSTNode]]:
+        result = super().on_leave(original_node, updated_node)
+        wrap = self._matched.pop(id(original_node), None)
+        if wrap is None:
+            return result
+        if isinstance(result, cst.SimpleStatementSuite):
+            # `if x: y = [...]`: the suite becomes an indented block holding the `with`.
+            line = cst.SimpleStatementLine(body=result.body, trailing_whitespace=result.trailing_whitespace)
+            return cst.IndentedBlock(body=[self._with(wrap, [line], [])])
+        if isinstance(result, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            # Comments above the statement stay above the `with`; those inside move with the body.
+            leading = result.leading_lines
+            return self._with(wrap, [result.with_changes(leading_lines=[])], leading)
+        return result

@@ -1,0 +1,354 @@
+"""Which HTP101 findings the loop-session fix can rewrite, and the plan for each loop (stdlib only, no libcst).
+
+The plan is made from the engine's findings and the `ast` tree; the libcst command in `htp101.py` only
+carries it out. Keeping the decisions here lets `fix` know whether a file needs libcst at all.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Set, Tuple
+
+from ..finding import Finding
+from ..libraries import FAMILIES, unpooled_family
+from .positions import Span, char_span
+
+# How many positional arguments the session method takes in the same places as the module function.
+# `requests.get(url, params)` is the one function whose second positional argument the method lacks: it
+# becomes `params=`. More positional arguments than listed (or `*args`) and the site is left alone.
+_REQUESTS_POSITIONAL = {"get": 2, "options": 1, "head": 1, "delete": 1, "post": 3, "put": 2, "patch": 2, "request": 2}
+_HTTPX_POSITIONAL = {"request": 2, "stream": 2}
+# Keywords the httpx module functions take that belong to the client, not to one request.
+_HTTPX_CLIENT_KEYWORDS = frozenset(
+    {"verify", "cert", "proxy", "proxies", "trust_env", "http1", "http2", "mounts", "transport", "app", "limits",
+     "max_redirects", "base_url", "default_encoding", "event_hooks"}
+)
+# aiohttp.request's own keywords that configure the session it opens.
+_AIOHTTP_SESSION_KEYWORDS = frozenset({"version", "connector", "loop"})
+# Calls that consume a generator expression before they return, so a session closed after the statement is fine.
+_EAGER_CONSUMERS = frozenset(
+    {"list", "tuple", "set", "frozenset", "dict", "sorted", "sum", "min", "max", "any", "all", "join"}
+)
+_CONSTRUCTORS = {
+    "requests": ("requests", "Session"),
+    "grequests": ("requests", "Session"),
+    "niquests": ("niquests", "Session"),
+    "httpx": ("httpx", "Client"),
+    "httpx2": ("httpx2", "Client"),
+    "aiohttp": ("aiohttp", "ClientSession"),
+}
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+
+
+class ImportRef(NamedTuple):
+    """An import a rewritten call was reached through (removed afterwards if nothing else uses it)."""
+
+    module: str
+    obj: Optional[str]
+    asname: Optional[str]
+
+
+class CallEdit(NamedTuple):
+    """One unpooled call to send through the session: `requests.get(u)` -> `session.get(u)`."""
+
+    span: Span  # libcst units (characters)
+    verb: str
+    pass_session: bool  # grequests: add `session=<name>` instead of calling through the session
+    params_keyword: bool  # `requests.get(u, p)`: the second positional argument becomes `params=p`
+    imports: Tuple[ImportRef, ...]
+
+
+class LoopWrap(NamedTuple):
+    """One statement holding an outermost loop, to wrap in `with <module>.<Client>() as <name>:`."""
+
+    loop: Span  # libcst units (characters)
+    library: str
+    module_name: str  # the name the constructor is reached through (`requests`, or an alias like `rq`)
+    import_module: Optional[str]  # a module to import because no usable binding of it exists
+    constructor: str  # "Session", "Client", "ClientSession"
+    name: str  # the variable the `with` binds
+    is_async: bool
+    calls: Tuple[CallEdit, ...]
+
+
+class _Index:
+    """What the planner looks up in the `ast` tree: calls and statements by position, parents, names."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.tree = tree
+        self.parents: Dict[ast.AST, ast.AST] = {}
+        self.calls: Dict[Tuple[int, int, int, int], ast.Call] = {}
+        self.statements: Dict[Tuple[int, int, int, int], ast.stmt] = {}
+        for node in ast.walk(tree):
+            for child in ast.iter_child_nodes(node):
+                self.parents[child] = node
+            if isinstance(node, ast.Call):
+                self.calls[_span(node)] = node
+            elif isinstance(node, ast.stmt):
+                self.statements[_span(node)] = node
+        self._names_cache: Dict[ast.AST, Set[str]] = {}
+
+    def scope_of(self, node: ast.AST) -> ast.AST:
+        current = self.parents.get(node)
+        while current is not None and not isinstance(current, _SCOPES):
+            current = self.parents.get(current)
+        return current if current is not None else self.tree
+
+    def names_in(self, node: ast.AST) -> Set[str]:
+        """Every identifier bound or read anywhere inside `node` (nested scopes included)."""
+        cached = self._names_cache.get(node)
+        if cached is None:
+            cached = set()
+            for sub in ast.walk(node):
+                if isinstance(sub, ast.Name):
+                    cached.add(sub.id)
+                elif isinstance(sub, ast.arg):
+                    cached.add(sub.arg)
+                elif isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    cached.add(sub.name)
+                elif isinstance(sub, ast.alias):
+                    cached.add(sub.asname or sub.name.split(".", 1)[0])
+                elif isinstance(sub, (ast.Global, ast.Nonlocal)):
+                    cached.update(sub.names)
+                elif isinstance(sub, ast.ExceptHandler) and sub.name:
+                    cached.add(sub.name)
+                elif isinstance(sub, (ast.MatchAs, ast.MatchStar)) if hasattr(ast, "MatchAs") else False:
+                    if sub.name:  # type: ignore[attr-defined]
+                        cached.add(sub.name)  # type: ignore[attr-defined]
+                elif hasattr(ast, "MatchMapping") and isinstance(sub, ast.MatchMapping) and sub.rest:
+                    cached.add(sub.rest)
+            self._names_cache[node] = cached
+        return cached
+
+
+def _span(node: ast.AST) -> Tuple[int, int, int, int]:
+    return (node.lineno, node.col_offset, node.end_lineno or node.lineno, node.end_col_offset or 0)  # type: ignore[attr-defined]
+
+
+def _module_level_imports(tree: ast.Module) -> Iterable[ast.stmt]:
+    """Import statements that run at module level (also inside module-level `if`/`try` blocks)."""
+    stack: List[ast.AST] = list(tree.body)
+    while stack:
+        node = stack.pop(0)
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            yield node  # type: ignore[misc]
+        elif isinstance(node, (ast.If, ast.Try)) or type(node).__name__ == "TryStar":
+            for field in ("body", "orelse", "handlers", "finalbody"):
+                stack.extend(getattr(node, field, ()))
+        elif isinstance(node, ast.ExceptHandler):
+            stack.extend(node.body)
+
+
+def _binds_other(node: ast.AST, name: str, module: str, descend: bool) -> bool:
+    """Whether `node` binds `name` to anything but the module itself (`import module`, `import module as name`).
+
+    With `descend` False, function and class bodies are not entered (module-level bindings only).
+    """
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, ast.Import):
+            for alias in current.names:
+                bound = alias.asname or alias.name.split(".", 1)[0]
+                if bound == name and not (alias.name == module or (not alias.asname and alias.name.startswith(module + "."))):
+                    return True
+        elif isinstance(current, ast.ImportFrom):
+            if any((alias.asname or alias.name) == name for alias in current.names):
+                return True
+        elif isinstance(current, ast.Name) and isinstance(current.ctx, (ast.Store, ast.Del)) and current.id == name:
+            return True
+        elif isinstance(current, ast.arg) and current.arg == name:
+            return True
+        elif isinstance(current, (ast.Global, ast.Nonlocal)) and name in current.names:
+            return True
+        elif isinstance(current, ast.ExceptHandler) and current.name == name:
+            return True
+        elif isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if current.name == name:
+                return True
+            if not descend and current is not node:
+                # Decorators and defaults run at module level; the body does not.
+                stack.extend(current.decorator_list)
+                if not isinstance(current, ast.ClassDef):
+                    stack.extend(current.args.defaults)
+                    stack.extend(d for d in current.args.kw_defaults if d is not None)
+                continue
+        elif type(current).__name__ in ("MatchAs", "MatchStar") and getattr(current, "name", None) == name:
+            return True
+        stack.extend(ast.iter_child_nodes(current))
+    return False
+
+
+def _module_binding(index: _Index, module: str, statement: ast.stmt) -> Tuple[Optional[str], bool]:
+    """The name to reach `module` through at `statement` (an existing `import module [as alias]` when nothing
+    else binds that name), and whether the module must be imported. (None, False): no safe reference exists."""
+    enclosing = []
+    scope = index.scope_of(statement)
+    while not isinstance(scope, ast.Module):
+        enclosing.append(scope)
+        scope = index.scope_of(scope)
+
+    def usable(name: str) -> bool:
+        return not _binds_other(index.tree, name, module, descend=False) and not any(
+            _binds_other(func, name, module, descend=True) for func in enclosing
+        )
+
+    for stmt in _module_level_imports(index.tree):
+        if not isinstance(stmt, ast.Import):
+            continue
+        for alias in stmt.names:
+            if alias.name == module or (not alias.asname and alias.name.startswith(module + ".")):
+                name = alias.asname or module
+                if usable(name):
+                    return name, False
+    if usable(module) and not _binds_other(index.tree, module, module, descend=True):
+        return module, True
+    return None, False
+
+
+def _import_refs(index: _Index, func: ast.expr) -> Tuple[ImportRef, ...]:
+    """The module-level imports through which `func` (`fetch`, `rq.get`, `api.get`) reaches the library."""
+    base = func
+    while isinstance(base, ast.Attribute):
+        base = base.value
+    if not isinstance(base, ast.Name):
+        return ()
+    refs = []
+    for stmt in _module_level_imports(index.tree):
+        for alias in stmt.names:
+            if isinstance(stmt, ast.Import):
+                if (alias.asname or alias.name.split(".", 1)[0]) == base.id:
+                    refs.append(ImportRef(alias.name, None, alias.asname))
+            elif stmt.level == 0 and stmt.module and (alias.asname or alias.name) == base.id:
+                refs.append(ImportRef(stmt.module, alias.name, alias.asname))
+    return tuple(refs)
+
+
+def _arguments_fit(library: str, verb: str, call: ast.Call) -> bool:
+    """Whether the session method accepts the call's arguments as they are (or with `params=` for get)."""
+    if any(isinstance(arg, ast.Starred) for arg in call.args):
+        return False
+    keywords = {kw.arg for kw in call.keywords}
+    if library in ("requests", "niquests"):
+        return len(call.args) <= _REQUESTS_POSITIONAL.get(verb, 1)
+    if library == "grequests":
+        return None not in keywords and "session" not in keywords
+    if library in ("httpx", "httpx2"):
+        return None not in keywords and not keywords & _HTTPX_CLIENT_KEYWORDS and len(call.args) <= _HTTPX_POSITIONAL.get(verb, 1)
+    if library == "aiohttp":
+        return None not in keywords and not keywords & _AIOHTTP_SESSION_KEYWORDS and len(call.args) <= 2
+    return False
+
+
+def _consumed_within(index: _Index, call: ast.Call, statement: ast.stmt) -> bool:
+    """Every generator expression between the call and its statement is consumed before the statement ends
+    (`list(...)`, `"".join(...)`, a `for` iterable), so the session is not closed under a lazy generator."""
+    node: ast.AST = call
+    while node is not statement:
+        parent = index.parents.get(node)
+        if parent is None:
+            return False
+        if isinstance(node, ast.GeneratorExp):
+            if isinstance(parent, ast.Call) and node in parent.args:
+                func = parent.func
+                name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+                if name not in _EAGER_CONSUMERS:
+                    return False
+            elif isinstance(parent, (ast.For, ast.AsyncFor)) and parent.iter is node:
+                pass
+            elif isinstance(parent, ast.comprehension) and parent.iter is node:
+                pass  # the enclosing comprehension is checked in turn
+            else:
+                return False
+        node = parent
+    return True
+
+
+def free_name(taken: Set[str], preferred: str) -> str:
+    """`preferred` if unused, else `http_<preferred>`, else `<preferred>_2`, `<preferred>_3`, ..."""
+    if preferred not in taken:
+        return preferred
+    if f"http_{preferred}" not in taken:
+        return f"http_{preferred}"
+    number = 2
+    while f"{preferred}_{number}" in taken:
+        number += 1
+    return f"{preferred}_{number}"
+
+
+def _contains(outer: Span, inner: Span) -> bool:
+    return outer != inner and (outer[0], outer[1]) <= (inner[0], inner[1]) and (inner[2], inner[3]) <= (outer[2], outer[3])
+
+
+def plan_loop_wraps(findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str]) -> List[LoopWrap]:
+    """The loops to wrap this round, one library per loop; loops nested in another planned loop wait a round."""
+    index = _Index(tree)
+    groups: Dict[Tuple[Tuple[int, int, int, int], str], List[Tuple[Finding, ast.Call]]] = {}
+    for finding in findings:
+        details = finding.details
+        if finding.code != "HTP101" or not details:
+            continue
+        library = details.get("library")
+        loop = details.get("loop")
+        verb = details.get("verb", "")
+        if (
+            library not in _CONSTRUCTORS
+            or loop is None
+            or details.get("deferred") or details.get("passed") or details.get("mapping")
+            or unpooled_family(str(details.get("qualname", ""))) != library
+            or (library == "aiohttp" and not details.get("async"))
+        ):
+            continue
+        call = index.calls.get((finding.line, finding.col, finding.end_line, finding.end_col))
+        statement = index.statements.get(tuple(loop))  # type: ignore[arg-type]
+        if call is None or statement is None or not _arguments_fit(library, verb, call):
+            continue
+        if isinstance(index.scope_of(statement), (ast.ClassDef, ast.Lambda)):
+            continue  # a class body's comprehensions cannot see a name the class body binds
+        if not _consumed_within(index, call, statement):
+            continue
+        groups.setdefault((tuple(loop), library), []).append((finding, call))  # type: ignore[arg-type]
+
+    # One library per loop a round (the most calls first), and no loop inside another planned loop.
+    chosen: Dict[Tuple[int, int, int, int], str] = {}
+    for (loop, library), members in sorted(groups.items(), key=lambda item: (-len(item[1]), item[0])):
+        chosen.setdefault(loop, library)
+    outermost = [loop for loop in chosen if not any(_contains(other, loop) for other in chosen)]
+
+    wraps = []
+    for loop in sorted(outermost):
+        library = chosen[loop]
+        statement = index.statements[loop]
+        module, class_name = _CONSTRUCTORS[library]
+        module_name, must_import = _module_binding(index, module, statement)
+        if module_name is None:
+            continue
+        # A function's new local must not hide a global it reads; a module-level one must not clobber any name.
+        scope = index.scope_of(statement)
+        taken = index.names_in(scope) | {module_name}
+        name = free_name(taken, FAMILIES[library].variable)
+        edits = []
+        for finding, call in groups[(loop, library)]:
+            verb = str(finding.details.get("verb"))
+            edits.append(
+                CallEdit(
+                    char_span(lines, (finding.line, finding.col, finding.end_line, finding.end_col)),
+                    verb,
+                    library == "grequests",
+                    library in ("requests", "niquests") and verb == "get" and len(call.args) == 2,
+                    () if library == "grequests" else _import_refs(index, call.func),
+                )
+            )
+        wraps.append(
+            LoopWrap(
+                char_span(lines, loop),
+                library,
+                module_name,
+                module if must_import else None,
+                class_name,
+                name,
+                library == "aiohttp",
+                tuple(edits),
+            )
+        )
+    return wraps

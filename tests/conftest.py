@@ -41,3 +41,8 @@ def flake8_on_fixtures() -> Dict[str, Set[Tuple[int, str]]]:
     assert result.returncode in (0, 1), result.stderr
     assert "Traceback" not in result.stderr, result.stderr
     return parse_flake8(result.stdout)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--update-golden", action="store_true", default=False,
+                     help="rewrite the expected outputs of the fix golden tests (tests/fixtures/fixes/*.fixed.py)")

@@ -1,0 +1,192 @@
+"""Golden tests of `fix`: each tests/fixtures/fixes/<CODE>_<case>.py is fixed into the .fixed.py beside it.
+
+The output must compile, be stable under a second fix, carry none of the fixed code's findings at the sites
+it rewrote, and keep unsafe fixes out unless asked. `pytest --update-golden` rewrites the expected files.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import stat
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import List
+
+import pytest
+
+from flake8_http_pool.engine import check_source
+from flake8_http_pool.fixing import encode_like, fix_source, write_atomically
+from flake8_http_pool.source_files import decode_source
+
+CASES_DIR = Path(__file__).parent / "fixtures" / "fixes"
+CASES: List[Path] = sorted(p for p in CASES_DIR.glob("HTP*.py") if not p.name.endswith(".fixed.py"))
+
+
+def _fixed_path(case: Path) -> Path:
+    return case.with_name(case.stem + ".fixed.py")
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.stem for c in CASES])
+def test_golden(case: Path, request: pytest.FixtureRequest) -> None:
+    original = case.read_bytes()
+    text = decode_source(original)
+    result = fix_source(text, filename=str(case))
+    assert result.error is None, result.error
+    produced = encode_like(result.text, original)
+    expected_path = _fixed_path(case)
+    if request.config.getoption("--update-golden"):
+        expected_path.write_bytes(produced)
+    assert expected_path.exists(), f"no expected output; run pytest --update-golden and review {expected_path.name}"
+    assert produced == expected_path.read_bytes()
+
+    compile(ast.parse(result.text), str(case), "exec", dont_inherit=True)
+    again = fix_source(result.text, filename=str(case))
+    assert again.error is None and again.text == result.text and not again.applied
+
+    code = case.name.split("_", 1)[0]
+    before = [f for f in check_source(text) if f.code == code]
+    after = [f for f in check_source(result.text) if f.code == code]
+    assert len(after) == len(before) - result.applied[code], "every fix applied removes one finding"
+    if "report_only" not in case.name and "nested_function" not in case.name:
+        assert not after, f"{code} left after fix: {after}"
+
+
+def test_every_fixable_case_changes_something() -> None:
+    changed = [case.stem for case in CASES if fix_source(decode_source(case.read_bytes())).applied]
+    assert len(changed) >= 8
+    report_only = CASES_DIR / "HTP101_report_only.py"
+    assert fix_source(report_only.read_text()).text == report_only.read_text()
+
+
+def test_unsafe_fixes_absent_without_unsafe() -> None:
+    """Sites only an unsafe fix could change are left alone, and their findings stay."""
+    text = (
+        "import requests\n\n\ndef fetch(url):\n    return requests.get(url)\n\n\n"
+        "for url in URLS:\n    fetch(url)\n"
+    )
+    assert [f.code for f in check_source(text)] == ["HTP102"]
+    result = fix_source(text)
+    assert result.text == text and not result.applied
+    assert [f.code for f in check_source(result.text)] == ["HTP102"]
+
+
+def test_selection_limits_the_fixes() -> None:
+    text = "import requests\n\nfor url in URLS:\n    requests.get(url)\n"
+    assert fix_source(text, codes={"HTP102"}).text == text
+    assert fix_source(text, codes={"HTP101"}).applied == Counter({"HTP101": 1})
+
+
+def test_a_broken_fix_leaves_the_text_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    from flake8_http_pool import fixing
+
+    text = "import requests\n\nfor url in URLS:\n    requests.get(url)\n"
+    # Pretend the rewritten text (the only one holding `Session`) fails to compile.
+    monkeypatch.setattr(fixing, "_compiles", lambda text, filename: None if "Session" not in text else "boom")
+    result = fix_source(text)
+    assert result.text == text and result.error and "does not compile" in result.error
+
+
+def test_libcst_not_imported_without_fixable_findings(tmp_path: Path) -> None:
+    script = (
+        "import sys\n"
+        "from flake8_http_pool.fixing import fix_source\n"
+        "texts = ['import os\\nprint(1)\\n', 'import requests\\nrequests.get(URL)\\n',\n"
+        "         'import urllib.request\\nfor u in U:\\n    urllib.request.urlopen(u)\\n']\n"
+        "for text in texts:\n"
+        "    assert fix_source(text).text == text\n"
+        "print('libcst' in sys.modules)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "False"
+
+
+def test_codemod_command_runs_alone_through_libcst_tool(tmp_path: Path) -> None:
+    """`python -m libcst.tool codemod -x ...` finds the command and applies it to a file."""
+    path = tmp_path / "loop.py"
+    path.write_text("import requests\n\nfor url in URLS:\n    requests.get(url)\n")
+    result = subprocess.run(
+        [sys.executable, "-m", "libcst.tool", "codemod", "-x", "--no-format",
+         "flake8_http_pool.fixes.htp101.UnpooledCallInLoopCommand", str(path)],
+        capture_output=True, text=True, timeout=120, cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
+    assert path.read_text() == (
+        "import requests\n\nwith requests.Session() as session:\n    for url in URLS:\n        session.get(url)\n"
+    )
+
+
+# -- write_atomically ---------------------------------------------------------------------------------
+def test_write_keeps_mode_bits(tmp_path: Path) -> None:
+    path = tmp_path / "tool.py"
+    path.write_bytes(b"print(1)\n")
+    os.chmod(path, 0o751)
+    assert write_atomically(str(path), "print(2)\n", path.read_bytes())
+    assert path.read_bytes() == b"print(2)\n"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o751
+    assert [p.name for p in tmp_path.iterdir()] == ["tool.py"]
+
+
+def test_write_keeps_crlf_through_fix(tmp_path: Path) -> None:
+    path = tmp_path / "crlf.py"
+    original = b"import requests\r\n\r\nfor url in URLS:\r\n    requests.get(url)\r\n"
+    path.write_bytes(original)
+    result = fix_source(decode_source(original))
+    assert write_atomically(str(path), result.text, original)
+    data = path.read_bytes()
+    assert b"session.get" in data and data.count(b"\n") == data.count(b"\r\n") and data.endswith(b"\r\n")
+
+
+def test_write_keeps_bom_and_cookie(tmp_path: Path) -> None:
+    path = tmp_path / "bom.py"
+    original = "\ufeffimport requests\nname = 'café'\n".encode("utf-8")
+    path.write_bytes(original)
+    assert write_atomically(str(path), "import requests\nname = 'thé'\n", original)
+    assert path.read_bytes() == "\ufeffimport requests\nname = 'thé'\n".encode("utf-8")
+
+    latin = tmp_path / "latin.py"
+    original = "# -*- coding: latin-1 -*-\nname = 'café'\n".encode("latin-1")
+    latin.write_bytes(original)
+    assert write_atomically(str(latin), "# -*- coding: latin-1 -*-\nname = 'thé'\n", original)
+    assert latin.read_bytes() == "# -*- coding: latin-1 -*-\nname = 'thé'\n".encode("latin-1")
+
+
+def test_write_keeps_missing_final_newline(tmp_path: Path) -> None:
+    original = b"import requests\nfor url in URLS:\n    requests.get(url)"
+    result = fix_source(original.decode())
+    assert result.applied and not result.text.endswith("\n")
+
+
+def test_no_write_when_unchanged(tmp_path: Path) -> None:
+    path = tmp_path / "same.py"
+    path.write_bytes(b"x = 1\n")
+    os.chmod(path, 0o444)  # a write attempt would fail loudly
+    before = path.stat().st_mtime_ns
+    assert write_atomically(str(path), "x = 1\n", path.read_bytes()) is False
+    assert path.stat().st_mtime_ns == before
+
+
+def test_write_follows_a_symlink(tmp_path: Path) -> None:
+    real = tmp_path / "real.py"
+    real.write_bytes(b"x = 1\n")
+    link = tmp_path / "link.py"
+    link.symlink_to(real)
+    assert write_atomically(str(link), "x = 2\n", b"x = 1\n")
+    assert link.is_symlink() and real.read_bytes() == b"x = 2\n"
+
+
+def test_interrupted_write_leaves_the_original(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "keep.py"
+    path.write_bytes(b"x = 1\n")
+
+    def interrupted(*args: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "replace", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        write_atomically(str(path), "x = 2\n", b"x = 1\n")
+    assert path.read_bytes() == b"x = 1\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["keep.py"]

@@ -65,6 +65,10 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--isolated", action="store_true", help="read no config file")
     check.set_defaults(handler=run_check)
 
+    from .fix_command import add_fix_parser, run_fix  # stdlib only: libcst waits for a file with work
+
+    add_fix_parser(commands, _comma_list, _positive_int).set_defaults(handler=run_fix)
+
     rules = commands.add_parser("rules", help="list the rules", description="List every rule: code, name, fix, summary.")
     rules.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
     rules.set_defaults(handler=run_rules)

@@ -21,6 +21,7 @@ from .fixes import FIXES
 from .fixes.positions import source_lines
 from .options import DEFAULT_OPTIONS, Options
 from .rule import FIX_SAFE, FIX_UNSAFE
+from .source_files import SourceError, parse_source
 
 MAX_ROUNDS = 8
 
@@ -104,12 +105,14 @@ def fix_source(
     current = text
     for _ in range(MAX_ROUNDS):
         try:
-            tree = ast.parse(current, filename=filename)
+            tree = parse_source(current, filename)
             findings = analyze(tree, options, codes=selected, source=current)
-        except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
+        except SourceError as error:
             if current is text:
-                return FixResult(text, Counter(), Counter(), f"cannot parse: {type(error).__name__}: {error}")
-            return FixResult(text, Counter(), Counter(), f"a fix produced code the engine cannot read: {error}")
+                return FixResult(text, Counter(), Counter(), error.reason)  # the same words as `check`
+            return FixResult(text, Counter(), Counter(), f"a fix produced code that does not parse: {error.reason}")
+        except RecursionError:
+            return FixResult(text, Counter(), Counter(), "cannot fix: nested too deeply")
         lines = source_lines(current)
         unsafe_left = _unsafe_left(findings, unsafe_codes, tree, lines)
         step = _one_fix(current, findings, allowed, tree, lines, filename)

@@ -1,0 +1,246 @@
+"""The `fix` subcommand: discover files as `check` does, fix each (in worker processes), write, diff or check.
+
+Exit codes: 0 done (or nothing to change), 1 with `--check` when a file would change, 2 a usage error or a
+file that could not be processed (each gets one `path: error: reason` line; the others are still fixed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import os
+import sys
+import time
+from collections import Counter
+from typing import Any, Dict, Iterable, List, NamedTuple, Optional, TextIO, Tuple
+
+from .options import Options
+
+WRITE, DIFF, CHECK = "write", "diff", "check"
+# The progress line appears on a terminal only once a run has taken this long (seconds).
+PROGRESS_AFTER = 1.0
+
+
+class FileFixResult(NamedTuple):
+    """What fixing one file gave; `diff` is set in --diff mode for a file that would change."""
+
+    path: str
+    changed: bool = False
+    applied: Tuple[Tuple[str, int], ...] = ()
+    unsafe_left: Tuple[Tuple[str, int], ...] = ()
+    error: Optional[str] = None
+    diff: Optional[str] = None
+
+
+def add_fix_parser(commands: Any, comma_list: Any, positive_int: Any) -> argparse.ArgumentParser:
+    """Register `fix` on the command line's subparsers (`comma_list`/`positive_int` are `check`'s converters)."""
+    fix = commands.add_parser(
+        "fix",
+        help="rewrite code to reuse connections (safe fixes; --unsafe-fixes for the rest)",
+        description="Apply the fixes of the rules found in Python files, in place. Directories are walked as by "
+        "`check`. Exit 0: done; 1: with --check, files would change; 2: usage error or a file that could not "
+        "be processed.",
+    )
+    fix.add_argument("paths", nargs="*", metavar="PATH", help="files or directories (default: .); "
+                     "`-` alone reads the list of paths from standard input, one per line")
+    fix.add_argument("--unsafe-fixes", action="store_true", help="also apply fixes that may change behaviour")
+    mode = fix.add_mutually_exclusive_group()
+    mode.add_argument("--diff", action="store_true", help="print a unified diff of the changes and write nothing")
+    mode.add_argument("--check", action="store_true", help="write nothing; exit 1 if any file would change")
+    fix.add_argument("--select", type=comma_list, metavar="CODES", help="fix only these codes or prefixes (default: HTP)")
+    fix.add_argument("--ignore", type=comma_list, metavar="CODES", help="do not fix these codes or prefixes")
+    fix.add_argument("--extend-select", type=comma_list, default=[], metavar="CODES", help="add codes to those selected")
+    fix.add_argument("--exclude", type=comma_list, metavar="GLOBS",
+                     help="skip files and folders matching these globs (replaces the config's exclude)")
+    fix.add_argument("--extend-exclude", type=comma_list, default=[], metavar="GLOBS", help="add globs to exclude")
+    fix.add_argument("--unpooled-calls", action="append", default=[], metavar="PATTERN",
+                     help="an in-house call that opens its own connection, as an ast-grep pattern; repeat for more")
+    fix.add_argument("--hot-decorators", type=comma_list, default=[], metavar="NAMES",
+                     help="decorators that mark a function as run many times (comma separated)")
+    fix.add_argument("--jobs", "-j", type=positive_int, metavar="N", help="worker processes (default: the core count)")
+    fix.add_argument("--config", metavar="PYPROJECT", help="read settings from this pyproject.toml instead of the nearest one")
+    fix.add_argument("--isolated", action="store_true", help="read no config file")
+    fix.add_argument("--no-progress", action="store_true", help="never show the progress line on stderr")
+    return fix
+
+
+def fix_file(path: str, options: Options, codes: frozenset, unsafe: bool, mode: str) -> FileFixResult:
+    """Fix one file; never raises for anything the file holds. Writes only in WRITE mode, and only on change."""
+    from .checking import mentions_a_library
+    from .fixing import fix_source, write_atomically
+    from .source_files import SourceError, decode_source, read_bytes
+
+    try:
+        data = read_bytes(path)
+        text = decode_source(data)
+        if not options.unpooled_calls and not mentions_a_library(data):
+            return FileFixResult(path)
+        result = fix_source(text, options, codes, unsafe, filename=path)
+    except SourceError as error:
+        return FileFixResult(path, error=error.reason)
+    except (RecursionError, MemoryError):
+        return FileFixResult(path, error="cannot fix: nested too deeply")
+    except Exception as error:  # a bug of ours must cost one file, not the run
+        return FileFixResult(path, error=f"internal error while fixing ({type(error).__name__}: {error})")
+    applied = tuple(sorted(result.applied.items()))
+    left = tuple(sorted(result.unsafe_left.items()))
+    if result.error is not None:
+        return FileFixResult(path, unsafe_left=left, error=result.error)
+    if result.text == text:
+        return FileFixResult(path, unsafe_left=left)
+    if mode == DIFF:
+        return FileFixResult(path, True, applied, left, diff=unified_diff(path, text, result.text))
+    if mode == WRITE:
+        try:
+            write_atomically(path, result.text, data)
+        except (OSError, UnicodeEncodeError) as error:
+            reason = getattr(error, "strerror", None) or str(error)
+            return FileFixResult(path, unsafe_left=left, error=f"cannot write: {reason}")
+    return FileFixResult(path, True, applied, left)
+
+
+def unified_diff(path: str, old: str, new: str) -> str:
+    """A `diff -u` of the change, marking a last line without a newline as diff does."""
+    out = []
+    for line in difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True), path, path):
+        out.append(line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n")
+    return "".join(out)
+
+
+def _fix_job(shared: Tuple[Options, frozenset, bool, str], candidate: Any) -> FileFixResult:
+    options, codes, unsafe, mode = shared
+    return fix_file(candidate.path, options, codes, unsafe, mode)
+
+
+def _crashed(candidate: Any) -> FileFixResult:
+    return FileFixResult(candidate.path, error="the worker process fixing it died")
+
+
+class _Progress:
+    """`fixing: 1200 files` on a terminal's stderr, once the run has lasted PROGRESS_AFTER seconds."""
+
+    def __init__(self, stream: TextIO, enabled: bool) -> None:
+        self.stream = stream
+        self.enabled = enabled and _isatty(stream)
+        self.started = time.monotonic()
+        self.last = 0.0
+        self.shown = False
+
+    def update(self, count: int) -> None:
+        if not self.enabled:
+            return
+        now = time.monotonic()
+        if now - self.started >= PROGRESS_AFTER and now - self.last >= 0.1:
+            self.stream.write(f"\rfixing: {count} files")
+            self.stream.flush()
+            self.last, self.shown = now, True
+
+    def clear(self) -> None:
+        if self.shown:
+            self.stream.write("\r\033[K")
+            self.stream.flush()
+            self.shown = False
+
+
+def _isatty(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _counts(counter: "Counter[str]") -> str:
+    return ", ".join(f"{code}: {n}" for code, n in sorted(counter.items()))
+
+
+def summary(scanned: int, changed: int, applied: "Counter[str]", unsafe_left: "Counter[str]",
+            skipped: List[Tuple[str, str]], mode: str) -> str:
+    """The closing lines: files scanned and changed, fixes per code, unsafe fixes left, files skipped and why."""
+    verb = "changed" if mode == WRITE else "would change"
+    fixes = sum(applied.values())
+    lines = [f"{scanned} file{'s' if scanned != 1 else ''} scanned, {changed} {verb}"
+             + (f", {fixes} fix{'es' if fixes != 1 else ''} ({_counts(applied)})" if fixes else "")]
+    left = sum(unsafe_left.values())
+    if left:
+        lines.append(f"{left} unsafe fix{'es' if left != 1 else ''} not applied ({_counts(unsafe_left)}); "
+                     "use --unsafe-fixes to apply")
+    if skipped:
+        lines.append(f"{len(skipped)} file{'s' if len(skipped) != 1 else ''} skipped:")
+        lines.extend(f"  {path}: {reason}" for path, reason in skipped)
+    return "".join(f"flake8-http-pool fix: {line}\n" if not line.startswith("  ") else line + "\n" for line in lines)
+
+
+def run_fix(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
+    """`fix`: discover, fix (in parallel), write / diff / check, summarise; the exit code."""
+    from . import cli
+    from .config import Config, ConfigError, discover_config, load_config
+    from .discovery import PYTHON, Discovery, Excluder, expand_arguments
+    from .rules import ALL_RULES
+    from .runner import Runner, default_jobs
+    from .selection import Selection, SelectionError
+
+    try:
+        config = Config() if args.isolated else (load_config(args.config) if args.config else discover_config())
+    except ConfigError as error:
+        raise cli.UsageError(str(error)) from None
+    try:
+        selection = Selection(
+            select=args.select if args.select is not None else config.select,
+            ignore=args.ignore if args.ignore is not None else config.ignore,
+            extend_select=list(config.extend_select) + args.extend_select,
+        )
+    except SelectionError as error:
+        raise cli.UsageError(str(error)) from None
+    options = Options(
+        hot_decorators=tuple(config.hot_decorators) + tuple(args.hot_decorators),
+        unpooled_calls=tuple(config.unpooled_calls) + tuple(p.strip() for p in args.unpooled_calls if p.strip()),
+    )
+    cli._check_patterns(options.unpooled_calls)
+    if args.exclude is not None:
+        exclude = [(pattern, os.getcwd()) for pattern in args.exclude]
+    else:
+        exclude = [(pattern, config.base) for pattern in config.exclude]
+    exclude += [(pattern, os.getcwd()) for pattern in args.extend_exclude]
+
+    mode = DIFF if args.diff else CHECK if args.check else WRITE
+    skipped: List[Tuple[str, str]] = []
+
+    def on_error(path: str, reason: str) -> None:
+        stderr.write(f"{path}: error: {reason}\n")
+        stderr.flush()
+        skipped.append((path, reason))
+
+    discovery = Discovery(Excluder(exclude), on_error)
+    paths: Iterable[str] = expand_arguments(args.paths or ["."], stdin)
+    codes = frozenset(selection.codes(rule.code for rule in ALL_RULES))
+    candidates = (c for c in discovery.candidates(paths) if c.kind == PYTHON)
+    runner = Runner(_fix_job, (options, codes, args.unsafe_fixes, mode), _crashed, args.jobs or default_jobs())
+
+    progress = _Progress(stderr, not args.no_progress)
+    scanned = changed = 0
+    applied: "Counter[str]" = Counter()
+    unsafe_left: "Counter[str]" = Counter()
+    try:
+        for result in runner.run(candidates):
+            scanned += 1
+            unsafe_left.update(dict(result.unsafe_left))
+            if result.error is not None:
+                progress.clear()
+                on_error(result.path, result.error)
+            elif result.changed:
+                changed += 1
+                applied.update(dict(result.applied))
+                if result.diff:
+                    progress.clear()
+                    stdout.write(result.diff)
+                elif mode == CHECK:
+                    progress.clear()
+                    stdout.write(f"would fix {result.path} ({_counts(Counter(dict(result.applied)))})\n")
+            progress.update(scanned)
+    finally:
+        progress.clear()
+        stdout.flush()
+    stderr.write(summary(scanned, changed, applied, unsafe_left, skipped, mode))
+    if skipped:
+        return cli.EXIT_ERROR
+    return 1 if mode == CHECK and changed else 0

@@ -9,10 +9,9 @@ from __future__ import annotations
 import argparse
 import difflib
 import os
-import sys
 import time
 from collections import Counter
-from typing import Any, Dict, Iterable, List, NamedTuple, Optional, TextIO, Tuple
+from typing import Any, Iterable, List, NamedTuple, Optional, TextIO, Tuple
 
 from .options import Options
 
@@ -47,9 +46,11 @@ def add_fix_parser(commands: Any, comma_list: Any, positive_int: Any) -> argpars
     mode = fix.add_mutually_exclusive_group()
     mode.add_argument("--diff", action="store_true", help="print a unified diff of the changes and write nothing")
     mode.add_argument("--check", action="store_true", help="write nothing; exit 1 if any file would change")
-    fix.add_argument("--select", type=comma_list, metavar="CODES", help="fix only these codes or prefixes (default: HTP)")
+    fix.add_argument("--select", type=comma_list, metavar="CODES",
+                     help="fix only these codes or prefixes (default: HTP)")
     fix.add_argument("--ignore", type=comma_list, metavar="CODES", help="do not fix these codes or prefixes")
-    fix.add_argument("--extend-select", type=comma_list, default=[], metavar="CODES", help="add codes to those selected")
+    fix.add_argument("--extend-select", type=comma_list, default=[], metavar="CODES",
+                     help="add codes to those selected")
     fix.add_argument("--exclude", type=comma_list, metavar="GLOBS",
                      help="skip files and folders matching these globs (replaces the config's exclude)")
     fix.add_argument("--extend-exclude", type=comma_list, default=[], metavar="GLOBS", help="add globs to exclude")
@@ -58,7 +59,8 @@ def add_fix_parser(commands: Any, comma_list: Any, positive_int: Any) -> argpars
     fix.add_argument("--hot-decorators", type=comma_list, default=[], metavar="NAMES",
                      help="decorators that mark a function as run many times (comma separated)")
     fix.add_argument("--jobs", "-j", type=positive_int, metavar="N", help="worker processes (default: the core count)")
-    fix.add_argument("--config", metavar="PYPROJECT", help="read settings from this pyproject.toml instead of the nearest one")
+    fix.add_argument("--config", metavar="PYPROJECT",
+                     help="read settings from this pyproject.toml instead of the nearest one")
     fix.add_argument("--isolated", action="store_true", help="read no config file")
     fix.add_argument("--no-progress", action="store_true", help="never show the progress line on stderr")
     return fix
@@ -158,8 +160,10 @@ def summary(scanned: int, changed: int, applied: "Counter[str]", unsafe_left: "C
     """The closing lines: files scanned and changed, fixes per code, unsafe fixes left, files skipped and why."""
     verb = "changed" if mode == WRITE else "would change"
     fixes = sum(applied.values())
-    lines = [f"{scanned} file{'s' if scanned != 1 else ''} scanned, {changed} {verb}"
-             + (f", {fixes} fix{'es' if fixes != 1 else ''} ({_counts(applied)})" if fixes else "")]
+    head = f"{scanned} file{'s' if scanned != 1 else ''} scanned, {changed} {verb}"
+    if fixes:
+        head += f", {fixes} fix{'es' if fixes != 1 else ''} ({_counts(applied)})"
+    lines = [head]
     left = sum(unsafe_left.values())
     if left:
         lines.append(f"{left} unsafe fix{'es' if left != 1 else ''} not applied ({_counts(unsafe_left)}); "

@@ -146,7 +146,9 @@ class _Failure(NamedTuple):
     reason: str
 
 
-def _unsafe_left(findings: Sequence[Finding], unsafe_codes: Sequence[str], tree: ast.Module, lines: List[str]) -> "Counter[str]":
+def _unsafe_left(
+    findings: Sequence[Finding], unsafe_codes: Sequence[str], tree: ast.Module, lines: List[str]
+) -> "Counter[str]":
     left: "Counter[str]" = Counter()
     for code in unsafe_codes:
         mine = [f for f in findings if f.code == code]

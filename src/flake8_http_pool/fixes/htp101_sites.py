@@ -122,7 +122,8 @@ class _Index:
 
 
 def _span(node: ast.AST) -> Tuple[int, int, int, int]:
-    return (node.lineno, node.col_offset, node.end_lineno or node.lineno, node.end_col_offset or 0)  # type: ignore[attr-defined]
+    line, col = getattr(node, "lineno"), getattr(node, "col_offset")
+    return (line, col, getattr(node, "end_lineno", None) or line, getattr(node, "end_col_offset", None) or 0)
 
 
 def _module_level_imports(tree: ast.Module) -> Iterable[ast.stmt]:
@@ -150,7 +151,8 @@ def _binds_other(node: ast.AST, name: str, module: str, descend: bool) -> bool:
         if isinstance(current, ast.Import):
             for alias in current.names:
                 bound = alias.asname or alias.name.split(".", 1)[0]
-                if bound == name and not (alias.name == module or (not alias.asname and alias.name.startswith(module + "."))):
+                the_module = alias.name == module or (not alias.asname and alias.name.startswith(module + "."))
+                if bound == name and not the_module:
                     return True
         elif isinstance(current, ast.ImportFrom):
             if any((alias.asname or alias.name) == name for alias in current.names):
@@ -234,7 +236,8 @@ def _arguments_fit(library: str, verb: str, call: ast.Call) -> bool:
     if library == "grequests":
         return None not in keywords and "session" not in keywords
     if library in ("httpx", "httpx2"):
-        return None not in keywords and not keywords & _HTTPX_CLIENT_KEYWORDS and len(call.args) <= _HTTPX_POSITIONAL.get(verb, 1)
+        positional = _HTTPX_POSITIONAL.get(verb, 1)
+        return None not in keywords and not keywords & _HTTPX_CLIENT_KEYWORDS and len(call.args) <= positional
     if library == "aiohttp":
         return None not in keywords and not keywords & _AIOHTTP_SESSION_KEYWORDS and len(call.args) <= 2
     return False
@@ -277,7 +280,8 @@ def free_name(taken: Set[str], preferred: str) -> str:
 
 
 def _contains(outer: Span, inner: Span) -> bool:
-    return outer != inner and (outer[0], outer[1]) <= (inner[0], inner[1]) and (inner[2], inner[3]) <= (outer[2], outer[3])
+    starts_before = (outer[0], outer[1]) <= (inner[0], inner[1])
+    return outer != inner and starts_before and (inner[2], inner[3]) <= (outer[2], outer[3])
 
 
 def plan_loop_wraps(findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str]) -> List[LoopWrap]:
@@ -291,14 +295,14 @@ def plan_loop_wraps(findings: Sequence[Finding], tree: ast.Module, lines: Sequen
         library = details.get("library")
         loop = details.get("loop")
         verb = details.get("verb", "")
-        if (
-            library not in _CONSTRUCTORS
-            or loop is None
-            or details.get("deferred") or details.get("passed") or details.get("mapping")
-            or unpooled_family(str(details.get("qualname", ""))) != library
-            or (library == "aiohttp" and not details.get("async"))
-        ):
+        # A call that may run after the statement ends (deferred, handed on, mapped) is HTP102's fix.
+        later = details.get("deferred") or details.get("passed") or details.get("mapping")
+        if library not in _CONSTRUCTORS or loop is None or later:
             continue
+        if unpooled_family(str(details.get("qualname", ""))) != library:
+            continue  # an in-house call from `unpooled-calls`: no known session method to call instead
+        if library == "aiohttp" and not details.get("async"):
+            continue  # `async with` needs an async def
         call = index.calls.get((finding.line, finding.col, finding.end_line, finding.end_col))
         statement = index.statements.get(tuple(loop))  # type: ignore[arg-type]
         if call is None or statement is None or not _arguments_fit(library, verb, call):

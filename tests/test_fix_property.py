@@ -1,0 +1,67 @@
+"""Generated programs (hypothesmith) with HTTP loops spliced in: `fix` never raises, never emits code that does
+not compile, and a second fix changes nothing."""
+
+from __future__ import annotations
+
+import ast
+import warnings
+
+import hypothesmith
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from flake8_http_pool.fixing import fix_source
+
+_PRELUDE = """\
+import requests, httpx, aiohttp, grequests
+import requests as rq
+from requests import get, post as send
+"""
+
+_FRAGMENTS = st.sampled_from(
+    [
+        "for u in urls:\n    get(u)\n",
+        "for u in urls:\n    rq.post(u, data)  # keep me\n",
+        "while queue:\n    send(queue.pop())\n",
+        "x = [httpx.get(u) for u in urls]\n",
+        "y = ''.join(requests.get(u).text for u in urls)\n",
+        "z = [grequests.get(u) for u in urls]\n",
+        "session = client = 1\nfor u in urls:\n    httpx.stream('GET', u)\n",
+        "async def f(us):\n    async for u in us:\n        await aiohttp.request('GET', u)\n",
+    ]
+)
+
+
+def _compiles(source: str) -> bool:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            compile(ast.parse(source), "<generated>", "exec", dont_inherit=True)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return False
+    return True
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large])
+@given(hypothesmith.from_grammar(), _FRAGMENTS, st.integers(min_value=0, max_value=400))
+def test_fix_keeps_generated_code_compiling(source, fragment, cut):
+    lines = source.splitlines(keepends=True)
+    at = cut % (len(lines) + 1)
+    indent = ""
+    if at < len(lines):
+        stripped = lines[at].lstrip(" \t")
+        indent = lines[at][: len(lines[at]) - len(stripped)]
+    spliced = "".join(indent + line + "\n" for line in fragment.splitlines())
+    text = _PRELUDE + "".join(lines[:at]) + spliced + "".join(lines[at:])
+    if not _compiles(text):
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = fix_source(text)
+        if result.error is not None:
+            assert result.text == text
+            return
+        assert _compiles(result.text)
+        again = fix_source(result.text)
+        assert again.text == result.text and again.error is None

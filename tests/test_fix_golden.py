@@ -33,7 +33,11 @@ def _fixed_path(case: Path) -> Path:
 def test_golden(case: Path, request: pytest.FixtureRequest) -> None:
     original = case.read_bytes()
     text = decode_source(original)
-    result = fix_source(text, filename=str(case))
+    # A case named <CODE>_unsafe_<what> is fixed with --unsafe-fixes, and must stay unchanged without it.
+    unsafe = "_unsafe_" in case.name
+    if unsafe:
+        assert fix_source(text, filename=str(case)).text == text, "an unsafe fix applied without --unsafe-fixes"
+    result = fix_source(text, filename=str(case), unsafe=unsafe)
     assert result.error is None, result.error
     produced = encode_like(result.text, original)
     expected_path = _fixed_path(case)
@@ -43,7 +47,7 @@ def test_golden(case: Path, request: pytest.FixtureRequest) -> None:
     assert produced == expected_path.read_bytes()
 
     compile(ast.parse(result.text), str(case), "exec", dont_inherit=True)
-    again = fix_source(result.text, filename=str(case))
+    again = fix_source(result.text, filename=str(case), unsafe=unsafe)
     assert again.error is None and again.text == result.text and not again.applied
 
     code = case.name.split("_", 1)[0]

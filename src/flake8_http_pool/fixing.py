@@ -41,10 +41,10 @@ def fixable_codes(codes: Optional[Iterable[str]], unsafe: bool) -> List[str]:
 
     wanted = None if codes is None else set(codes)
     out = []
-    for code in FIXES:
-        if wanted is not None and code not in wanted:
+    for code, fix in FIXES.items():
+        if wanted is not None and fix.rule_code not in wanted:
             continue
-        safety = RULES_BY_CODE[code].fix
+        safety = fix.safety or RULES_BY_CODE[fix.rule_code].fix
         if safety == FIX_SAFE or (safety == FIX_UNSAFE and unsafe):
             out.append(code)
     return out
@@ -151,9 +151,9 @@ def _unsafe_left(
 ) -> "Counter[str]":
     left: "Counter[str]" = Counter()
     for code in unsafe_codes:
-        mine = [f for f in findings if f.code == code]
+        mine = [f for f in findings if f.code == FIXES[code].rule_code]
         if mine and FIXES[code].plan(mine, tree, lines):
-            left[code] += len(mine)
+            left[FIXES[code].rule_code] += len(mine)
     return left
 
 
@@ -161,7 +161,7 @@ def _one_fix(text: str, findings: Sequence[Finding], allowed: Sequence[str], tre
              filename: str) -> "Optional[tuple] | _Failure":
     """Plan and apply the first allowed fix with work to do: (new text, code, fixes applied), None if none has."""
     for code in allowed:
-        mine = [f for f in findings if f.code == code]
+        mine = [f for f in findings if f.code == FIXES[code].rule_code]
         if not mine:
             continue
         plan = FIXES[code].plan(mine, tree, lines)
@@ -179,7 +179,7 @@ def _one_fix(text: str, findings: Sequence[Finding], allowed: Sequence[str], tre
         except Exception as error:  # a bug in a fix must not lose the file: report it and leave it alone
             return _Failure(f"{code} fix failed: {type(error).__name__}: {error}")
         if command.applied:
-            return module.code, code, command.applied
+            return module.code, FIXES[code].rule_code, command.applied
     return None
 
 

@@ -1,0 +1,217 @@
+"""Which HTP102 findings (and HTP101's deferred or handed-on calls) the shared-session fix can rewrite (stdlib only).
+
+The fix is one module-level client, `_HTTP_SESSION = requests.Session()` after the imports (`_HTTP_CLIENT =
+httpx.Client()`), and every reported call sent through it. An existing module-level `NAME = requests.Session()`
+is reused. aiohttp has no module-level session outside an event loop and `urlopen` no session at all: report only.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Dict, List, NamedTuple, Optional, Sequence, Set, Tuple
+
+from ..finding import Finding
+from ..libraries import unpooled_family
+from .htp101_sites import ImportRef, _arguments_fit, _import_refs, _Index, _module_binding
+from .positions import Span, char_span
+
+# library -> (module holding the client class, class, preferred module-level name)
+_SHARED = {
+    "requests": ("requests", "Session", "_HTTP_SESSION"),
+    "grequests": ("requests", "Session", "_HTTP_SESSION"),
+    "niquests": ("niquests", "Session", "_HTTP_SESSION"),
+    "httpx": ("httpx", "Client", "_HTTP_CLIENT"),
+    "httpx2": ("httpx2", "Client", "_HTTP_CLIENT"),
+}
+
+
+class SharedCall(NamedTuple):
+    """One site to send through the shared client: a call, or a function handed on (`ex.map(requests.get, u)`)."""
+
+    span: Span  # libcst units
+    verb: str
+    is_call: bool  # False: the site is the function expression itself, replaced by `_HTTP_SESSION.get`
+    pass_session: bool  # grequests: add `session=_HTTP_SESSION`
+    params_keyword: bool  # `requests.get(u, p)`: p becomes `params=p`
+    imports: Tuple[ImportRef, ...]
+
+
+class SharedClient(NamedTuple):
+    """The module-level client of one library and the sites that use it."""
+
+    library: str
+    name: str  # `_HTTP_SESSION`, or the name of an existing module-level client
+    create: bool  # False: reuse the existing assignment
+    module_name: str  # the name the constructor is reached through
+    import_module: Optional[str]  # a module to import first
+    constructor: str
+    after: Optional[Tuple[int, int]]  # start of the module-level statement to insert after (None: module start)
+    calls: Tuple[SharedCall, ...]
+
+
+def _free_constant(taken: Set[str], preferred: str) -> str:
+    """`_HTTP_SESSION` if unused, else `_HTTP_SESSION_2`, `_HTTP_SESSION_3`, ..."""
+    name, number = preferred, 2
+    while name in taken:
+        name, number = f"{preferred}_{number}", number + 1
+    return name
+
+
+def _is_later(finding: Finding) -> bool:
+    """An HTP101 finding whose call may run after its statement ends: HTP101's safe fix leaves it to this one."""
+    details = finding.details or {}
+    return bool(details.get("deferred") or details.get("passed") or details.get("mapping"))
+
+
+def _insert_after(tree: ast.Module, module_name: str) -> Optional[Tuple[int, int]]:
+    """Where the shared client goes: after the leading docstring/imports, and after the import it needs."""
+    last: Optional[ast.stmt] = None
+    for position, stmt in enumerate(tree.body):
+        is_docstring = (
+            position == 0 and isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)
+            and isinstance(stmt.value.value, str)
+        )
+        imports_only = isinstance(stmt, (ast.Import, ast.ImportFrom)) or (
+            isinstance(stmt, (ast.If, ast.Try))
+            and all(
+                isinstance(sub, (ast.Import, ast.ImportFrom, ast.Pass))
+                for sub in ast.walk(stmt) if isinstance(sub, ast.stmt) and sub is not stmt
+            )
+        )
+        if is_docstring or imports_only:
+            last = stmt
+            continue
+        break
+    # The import binding the module may come later than the leading block.
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Import) and any((a.asname or a.name.split(".", 1)[0]) == module_name for a in stmt.names):
+            if last is None or stmt.lineno > last.lineno:
+                last = stmt
+            break
+    return None if last is None else (last.lineno, last.col_offset)
+
+
+def _existing_client(tree: ast.Module, module_name: str, constructor: str) -> Optional[ast.Assign]:
+    """A module-level `NAME = <module>.<Client>()` (no arguments) bound nowhere else, to reuse."""
+    for stmt in tree.body:
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
+            continue
+        value = stmt.value
+        if not (isinstance(value, ast.Call) and not value.args and not value.keywords):
+            continue
+        func = value.func
+        if isinstance(func, ast.Attribute) and func.attr == constructor and isinstance(func.value, ast.Name) \
+                and func.value.id == module_name:
+            name = stmt.targets[0].id
+            stores = [
+                n for n in ast.walk(tree)
+                if (isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load))
+                or (isinstance(n, ast.arg) and n.arg == name)
+                or (isinstance(n, (ast.Global, ast.Nonlocal)) and name in n.names)
+            ]
+            if len(stores) == 1:
+                return stmt
+    return None
+
+
+def _runs_before(tree: ast.Module, stmt: ast.stmt) -> bool:
+    """Whether no module-level code that could call a function runs before `stmt` (so the client exists)."""
+    for other in tree.body:
+        if other is stmt:
+            return True
+        if isinstance(other, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Import, ast.ImportFrom)):
+            continue
+        if isinstance(other, ast.Assign) and isinstance(other.value, ast.Call) and not other.value.args \
+                and not other.value.keywords and isinstance(other.value.func, ast.Attribute):
+            continue  # another shared client (`_HTTP_CLIENT = httpx.Client()`) calls no function of ours
+        if any(isinstance(n, (ast.Call, ast.Await)) for n in ast.walk(other)):
+            return False
+    return True
+
+
+def _passed_fits(index: _Index, library: str, verb: str, finding: Finding) -> bool:
+    """A handed-on function: `Session.get` has no positional `params`, so `get` must get one argument per call."""
+    if library in ("httpx", "httpx2"):
+        return True
+    if library not in ("requests", "niquests"):
+        return False  # grequests: a function handed on cannot be given session=
+    if verb != "get":
+        return True
+    passed_to = (finding.details or {}).get("passed_to")
+    call = index.calls.get(tuple(passed_to)) if passed_to else None  # type: ignore[arg-type]
+    if call is None or call.keywords or any(isinstance(a, ast.Starred) for a in call.args):
+        return False
+    name = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", "")
+    # map(f, urls) / ex.map(f, urls) / ex.submit(f, url): one argument to each call
+    return name in ("map", "imap", "imap_unordered", "submit", "spawn", "apply_async", "map_async") and len(call.args) == 2
+
+
+def plan_shared_clients(findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str]) -> List[SharedClient]:
+    """The module-level clients to create (or reuse) and the sites to send through them, one entry per library."""
+    index = _Index(tree)
+    groups: Dict[str, List[Tuple[Finding, Optional[ast.Call]]]] = {}
+    for finding in findings:
+        details = finding.details or {}
+        if finding.code == "HTP101" and not _is_later(finding):
+            continue
+        if finding.code not in ("HTP101", "HTP102"):
+            continue
+        library = details.get("library")
+        verb = str(details.get("verb", ""))
+        if library not in _SHARED or unpooled_family(str(details.get("qualname", ""))) != library:
+            continue
+        span = (finding.line, finding.col, finding.end_line, finding.end_col)
+        call = index.calls.get(span)
+        if call is not None:
+            if not _arguments_fit(library, verb, call):
+                continue
+            groups.setdefault(library, []).append((finding, call))
+        elif details.get("passed") and _passed_fits(index, library, verb, finding):
+            groups.setdefault(library, []).append((finding, None))
+
+    plans = []
+    taken = index.names_in(tree)
+    for library in sorted(groups):
+        module, constructor, preferred = _SHARED[library]
+        first_stmt = tree.body[0] if tree.body else tree
+        module_name, must_import = _module_binding(index, module, first_stmt)  # type: ignore[arg-type]
+        if module_name is None:
+            continue
+        existing = _existing_client(tree, module_name, constructor)
+        if existing is not None and _runs_before(tree, existing):
+            name, create = existing.targets[0].id, False  # type: ignore[attr-defined]
+        else:
+            name, create = _free_constant(taken, preferred), True
+            taken = taken | {name}
+        edits = []
+        for finding, call in groups[library]:
+            verb = str(finding.details.get("verb"))
+            func = call.func if call is not None else _expr_at(index, finding)
+            edits.append(
+                SharedCall(
+                    char_span(lines, (finding.line, finding.col, finding.end_line, finding.end_col)),
+                    verb,
+                    call is not None,
+                    library == "grequests",
+                    call is not None and library in ("requests", "niquests") and verb == "get" and len(call.args) == 2,
+                    () if library == "grequests" else _import_refs(index, func),
+                )
+            )
+        plans.append(
+            SharedClient(
+                library, name, create, module_name, module if must_import else None, constructor,
+                _insert_after(tree, module_name), tuple(edits),
+            )
+        )
+    return plans
+
+
+def _expr_at(index: _Index, finding: Finding) -> ast.expr:
+    """The expression a handed-on finding points at (`requests.get` in `ex.map(requests.get, urls)`)."""
+    span = (finding.line, finding.col, finding.end_line, finding.end_col)
+    for node in ast.walk(index.tree):
+        if isinstance(node, (ast.Attribute, ast.Name)) and (
+            node.lineno, node.col_offset, node.end_lineno, node.end_col_offset
+        ) == span:
+            return node
+    return ast.Name(id="", ctx=ast.Load())

@@ -262,6 +262,7 @@ def _thread_pool_hit(
                         "pool": qual,
                         "session": binding.pos,
                         "session_name": name,
+                        "client": client,  # the fix imports this library's HTTPAdapter
                         "session_scope": "module" if binding.scope.kind == "module" else "function",
                         "session_statement": _statement_span(analysis, binding),
                         "handed": span(hand_call),

@@ -65,6 +65,12 @@ def _plan_htp2xx(findings: Sequence[Finding], tree: ast.Module, lines: Sequence[
     return list(plan_response_fixes(findings, tree, lines, findings[0].code)) if findings else []
 
 
+def _plan_htp103(findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str]) -> List[Any]:
+    from .htp103_sites import plan_hoists
+
+    return list(plan_hoists(findings, tree, lines))
+
+
 FIXES: Dict[str, Fix] = {
     "HTP101": Fix("HTP101", _plan_htp101, "htp101:UnpooledCallInLoopCommand"),
     "HTP201": Fix("HTP201", _plan_htp2xx, "htp201:UnstreamedDownloadCommand"),
@@ -75,4 +81,5 @@ FIXES: Dict[str, Fix] = {
     "HTP102": Fix("HTP102", _plan_htp102, "htp102:SharedClientCommand"),
     # HTP101's deferred and handed-on calls (lambda/nested def in a loop, executor.map(requests.get, urls)).
     "HTP101:unsafe": Fix("HTP101", _plan_htp102, "htp102:SharedClientCommand", safety="unsafe"),
+    "HTP103": Fix("HTP103", _plan_htp103, "htp103:HoistClientCommand"),
 }

@@ -1,0 +1,353 @@
+"""Which HTP201/HTP202/HTP203 findings the response fixes can rewrite, and the plan for each (stdlib only).
+
+All three rewrite the same thing: a response that should be streamed and closed. The request gets
+`stream=True` (httpx: becomes `X.stream("GET", ...)`), the statement binding the response becomes a `with`
+spanning every statement that uses it, and (HTP201) the whole-body write becomes a chunked one. A site is
+left report-only whenever the response, or an iterator over its body, could be used after the `with` ends,
+or the body is read some other way too. The libcst command in `htp2xx.py` (run as `htp201.py`, `htp202.py`, `htp203.py`) carries the plan out.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import List, NamedTuple, Optional, Sequence, Set, Tuple
+
+from ..finding import Finding
+from .htp101_sites import _Index, free_name
+from .positions import Span, char_span
+
+_REQUESTS = frozenset({"requests", "niquests"})
+_HTTPX = frozenset({"httpx", "httpx2"})
+_HTTPX_VERBS = frozenset({"get", "options", "head", "post", "put", "patch", "delete"})
+# What a response can be asked without reading its body: a streamed response answers these the same way.
+_HEAD_ATTRS = frozenset(
+    {"status_code", "ok", "headers", "raise_for_status", "url", "reason", "encoding", "elapsed", "history",
+     "cookies", "links", "is_redirect", "is_permanent_redirect", "request", "http_version", "is_success",
+     "is_error", "reason_phrase", "next", "apparent_encoding"}
+)
+_STREAM_APIS = frozenset(
+    {"iter_content", "iter_lines", "raw", "iter_bytes", "iter_text", "iter_raw", "aiter_bytes", "aiter_text",
+     "aiter_lines", "aiter_raw"}
+)
+# Calls that drain an iterator (or take one item of it) before they return, keeping nothing of it.
+_CONSUMERS = frozenset(
+    {"list", "tuple", "set", "frozenset", "dict", "sorted", "sum", "min", "max", "any", "all", "join", "next",
+     "copyfileobj", "writelines", "write", "len", "bytes", "bytearray"}
+)
+_NESTED_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+# Expressions that keep what they hold for later: an iterator over the body must not end up in one.
+_KEEPERS = (ast.Yield, ast.YieldFrom, ast.Lambda, ast.NamedExpr)
+_KEEPING_STATEMENTS = (ast.Return, ast.Assign, ast.AnnAssign, ast.AugAssign)
+
+
+class Wrap(NamedTuple):
+    """Statements to put under `with <request> as <name>:` — the first is `<name> = <request>`."""
+
+    first: Span  # libcst units (characters)
+    last: Span
+    name: str
+
+
+class Write(NamedTuple):
+    """A whole-body write statement to turn into a chunked one."""
+
+    statement: Span  # libcst units: the `f.write(r.content)` / `Path(p).write_bytes(r.content)` line
+    writer: str  # "write" or "write_bytes"
+    iterator: str  # "iter_content(chunk_size=65536)" or "iter_bytes()"
+    response: Optional[str]  # the response's name; None: the request is inline and gets `as <inline_name>`
+    inline_name: str
+    file_name: str  # for write_bytes: the name the opened file gets
+    chunk: str
+
+
+class ResponseEdit(NamedTuple):
+    """Everything one finding's fix does."""
+
+    code: str
+    request: Span  # libcst units: the request call
+    stream_keyword: bool  # add `stream=True`
+    httpx_method: Optional[str]  # httpx: `X.get(u)` becomes `X.stream("GET", u)` ("" for `X.request(m, u)`)
+    wrap: Optional[Wrap]
+    write: Optional[Write]
+    lines: Tuple[int, int]  # the lines the edit touches (ast numbering), to keep a round's edits apart
+
+
+def _span(node: ast.AST) -> Tuple[int, int, int, int]:
+    line, col = getattr(node, "lineno"), getattr(node, "col_offset")
+    return (line, col, getattr(node, "end_lineno", None) or line, getattr(node, "end_col_offset", None) or 0)
+
+
+def _frame(index: _Index, node: ast.AST) -> Optional[ast.AST]:
+    """The function or module whose code runs `node`; None inside a lambda or class body."""
+    scope = index.scope_of(node)
+    return None if isinstance(scope, (ast.Lambda, ast.ClassDef)) else scope
+
+
+def _statement_list(index: _Index, statement: ast.stmt) -> Optional[List[ast.stmt]]:
+    parent = index.parents.get(statement)
+    if parent is None:
+        return None
+    for field in ("body", "orelse", "finalbody"):
+        block = getattr(parent, field, None)
+        if isinstance(block, list) and any(s is statement for s in block):
+            return block
+    return None
+
+
+def _alone_on_its_lines(block: Sequence[ast.stmt], position: int) -> bool:
+    """No other statement shares a line with it (`r = get(u); x = 1` cannot become a `with` header)."""
+    statement = block[position]
+    before = block[position - 1] if position > 0 else None
+    after = block[position + 1] if position + 1 < len(block) else None
+    return (before is None or before.end_lineno != statement.lineno) and (
+        after is None or after.lineno != statement.end_lineno
+    )
+
+
+def _index_holding(block: Sequence[ast.stmt], node: ast.AST) -> Optional[int]:
+    line, col = getattr(node, "lineno"), getattr(node, "col_offset")
+    for position, statement in enumerate(block):
+        if _span(statement)[:2] <= (line, col) and (line, col) < _span(statement)[2:]:
+            return position
+    return None
+
+
+def _statement_span(statement: ast.stmt) -> Tuple[int, int, int, int]:
+    """Where libcst sees the statement start: a decorated def or class starts at its first decorator."""
+    decorators = getattr(statement, "decorator_list", None)
+    span = _span(statement)
+    return (*_span(decorators[0])[:2], *span[2:]) if decorators else span  # type: ignore[return-value]
+
+
+def _callee(func: ast.expr) -> str:
+    return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+
+
+def _keeps_body_iterator(index: _Index, attribute: ast.Attribute) -> bool:
+    """`r.iter_lines()` / `r.raw` ends up somewhere that outlives the statement (returned, assigned, yielded)."""
+    node: ast.AST = attribute
+    while not isinstance(node, ast.stmt):
+        parent = index.parents.get(node)
+        if parent is None or isinstance(parent, _KEEPERS):
+            return True
+        if isinstance(parent, ast.Call) and node in parent.args and _callee(parent.func) in _CONSUMERS:
+            return False  # drained (or stepped once) before the statement ends
+        node = parent
+    return isinstance(node, _KEEPING_STATEMENTS)
+
+
+def response_uses(index: _Index, call: ast.Call, name: str) -> Optional[List[ast.Attribute]]:
+    """The `r.<attr>` uses of the response `name` bound by `name = call` in its function; None where the
+    response may be seen from anywhere else (another binding of the name, a closure, a bare use)."""
+    assign = index.parents.get(call)
+    if not (
+        isinstance(assign, ast.Assign) and len(assign.targets) == 1 and isinstance(assign.targets[0], ast.Name)
+        and assign.targets[0].id == name and assign.value is call
+    ):
+        return None
+    frame = _frame(index, assign)
+    if frame is None:
+        return None
+    uses: List[ast.Attribute] = []
+    stack: List[Tuple[ast.AST, bool]] = [(frame, False)]
+    while stack:
+        node, nested = stack.pop()
+        if isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
+            return None
+        if isinstance(node, ast.Name) and node.id == name:
+            if nested:
+                return None  # a closure may read it after the `with` has closed it
+            if node is assign.targets[0]:
+                pass
+            elif not isinstance(node.ctx, ast.Load):
+                return None
+            else:
+                parent = index.parents.get(node)
+                if not (isinstance(parent, ast.Attribute) and parent.value is node):
+                    return None  # handed on whole: `print(r)`, `keep(r)`, `return r`
+                uses.append(parent)
+        elif isinstance(node, ast.arg) and node.arg == name and nested:
+            continue
+        for child in ast.iter_child_nodes(node):
+            stack.append((child, nested or (isinstance(child, _NESTED_SCOPES) and child is not frame)))
+    return uses
+
+
+def plan_wrap(index: _Index, call: ast.Call, name: str, lines: Sequence[str]) -> Optional[Tuple[Wrap, List[ast.Attribute]]]:
+    """The `with` for `name = call` when every use of the response sits in the statements after it in the
+    same block, and no iterator over its body is kept past them; None otherwise."""
+    uses = response_uses(index, call, name)
+    if not uses:
+        return None
+    statement = index.parents[call]
+    block = _statement_list(index, statement)  # type: ignore[arg-type]
+    if block is None:
+        return None
+    first = next(i for i, s in enumerate(block) if s is statement)
+    if not _alone_on_its_lines(block, first):
+        return None
+    last = first
+    for use in uses:
+        position = _index_holding(block, use)
+        if position is None or position <= first:
+            return None  # used in another block (or before, on an earlier iteration)
+        if use.attr in _STREAM_APIS and _keeps_body_iterator(index, use):
+            return None
+        last = max(last, position)
+    wrap = Wrap(char_span(lines, _span(block[first])), char_span(lines, _statement_span(block[last])), name)
+    return wrap, uses
+
+
+def _httpx_method(call: ast.Call) -> Optional[str]:
+    """How `X.<verb>(...)` becomes `X.stream(...)`: the method to insert ("" for `request`), None if it cannot."""
+    func = call.func
+    if not isinstance(func, ast.Attribute) or any(isinstance(a, ast.Starred) for a in call.args):
+        return None
+    if any(keyword.arg is None for keyword in call.keywords):
+        return None
+    if func.attr in _HTTPX_VERBS and len(call.args) == 1:
+        return func.attr.upper()
+    if func.attr == "request" and len(call.args) == 2:
+        return ""
+    return None
+
+
+def _has_keyword(call: ast.Call, name: str) -> bool:
+    return any(keyword.arg == name for keyword in call.keywords)
+
+
+def _plan_write(
+    index: _Index, finding: Finding, call: ast.Call, library: str, response: Optional[str], lines: Sequence[str]
+) -> Optional[Write]:
+    """The chunked write replacing `f.write(<body>)` / `P.write_bytes(<body>)`, when the statement is just that."""
+    details = finding.details
+    write = index.calls.get(tuple(details.get("write") or ()))  # type: ignore[arg-type]
+    statement = index.parents.get(write) if write is not None else None
+    if write is None or not isinstance(statement, ast.Expr) or details.get("writer") not in ("write", "write_bytes"):
+        return None
+    if len(write.args) != 1 or write.keywords or not isinstance(write.func, ast.Attribute):
+        return None
+    body = write.args[0]
+    # Only `.content`: `.text` is a str for a text file, and a chunk iterator yields bytes.
+    if not (isinstance(body, ast.Attribute) and body.attr == "content" and _span(body) == tuple(details["body"])):
+        return None
+    if response is None:
+        if body.value is not call:
+            return None
+        block = _statement_list(index, statement)
+        if block is None or not _alone_on_its_lines(block, next(i for i, s in enumerate(block) if s is statement)):
+            return None
+    elif not (isinstance(body.value, ast.Name) and body.value.id == response):
+        return None
+    frame = _frame(index, statement)
+    if frame is None:
+        return None
+    taken: Set[str] = set(index.names_in(frame))
+    chunk = free_name(taken, "chunk")
+    inline_name = free_name(taken | {chunk}, "r")
+    file_name = free_name(taken | {chunk, inline_name}, "f")
+    iterator = "iter_content(chunk_size=65536)" if library in _REQUESTS else "iter_bytes()"
+    return Write(
+        char_span(lines, _span(statement)), str(details["writer"]), iterator, response, inline_name, file_name, chunk
+    )
+
+
+def _request_call(index: _Index, finding: Finding) -> Optional[ast.Call]:
+    call = index.calls.get((finding.line, finding.col, finding.end_line, finding.end_col))
+    if call is None or isinstance(index.parents.get(call), ast.Await):
+        return None  # an awaited request (httpx.AsyncClient) would need `async with`: report only
+    return call
+
+
+def _plan_one(index: _Index, finding: Finding, lines: Sequence[str]) -> Optional[ResponseEdit]:
+    details = finding.details
+    library = details.get("library")
+    call = _request_call(index, finding)
+    if call is None or library not in (_REQUESTS | _HTTPX) or details.get("async"):
+        return None
+    response = details.get("response")
+    in_with = bool(details.get("in_with"))
+    code = finding.code
+    request_span = char_span(lines, _span(call))
+    if code == "HTP203":
+        if library not in _REQUESTS or in_with or not response:
+            return None
+        planned = plan_wrap(index, call, response, lines)
+        if planned is None:
+            return None
+        return ResponseEdit(code, request_span, False, None, planned[0], None, _lines(index, call, planned[0]))
+    if code == "HTP202":
+        if library not in _REQUESTS or _has_keyword(call, "stream") or not response or in_with:
+            return None
+        planned = plan_wrap(index, call, response, lines)
+        # A streamed body can be read once: `r.content` / `r.json()` after iter_content() would fail.
+        if planned is None or any(u.attr not in _HEAD_ATTRS | _STREAM_APIS for u in planned[1]):
+            return None
+        return ResponseEdit(code, request_span, True, None, planned[0], None, _lines(index, call, planned[0]))
+    if code != "HTP201":
+        return None
+    if library in _REQUESTS:
+        if details.get("stream") not in (False, True) or (_has_keyword(call, "stream") and not details["stream"]):
+            return None  # `stream=flag` or a literal `stream=False`: leave it to the author
+        httpx_method = None
+    else:
+        httpx_method = _httpx_method(call)
+        if httpx_method is None or in_with:
+            return None
+    write = _plan_write(index, finding, call, str(library), response, lines)
+    if write is None:
+        return None
+    wrap: Optional[Wrap] = None
+    if response and not in_with:
+        planned = plan_wrap(index, call, response, lines)
+        if planned is None:
+            return None
+        wrap, uses = planned
+        body_reads = [u for u in uses if u.attr not in _HEAD_ATTRS]
+        if len(body_reads) != 1:  # the one `.content` the write reads, nothing else of the body
+            return None
+    elif response:
+        return None  # `with requests.get(u) as r:` — rewriting the write alone is a later extension
+    add_stream = library in _REQUESTS and details.get("stream") is False
+    return ResponseEdit(code, request_span, add_stream, httpx_method, wrap, write, _lines(index, call, wrap, write))
+
+
+def _lines(index: _Index, call: ast.Call, wrap: Optional[Wrap], write: Optional[Write] = None) -> Tuple[int, int]:
+    low, high = call.lineno, call.end_lineno or call.lineno
+    for span in ([wrap.first, wrap.last] if wrap else []) + ([write.statement] if write else []):
+        low, high = min(low, span[0]), max(high, span[2])
+    return (low, high)
+
+
+def plan_response_fixes(findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str], code: str) -> List[ResponseEdit]:
+    """The edits for `code`'s findings this round; edits touching the same lines as one already planned wait
+    for the next round (the fix loop runs again), so no two edits of a round fight over a statement."""
+    index = _Index(tree)
+    edits: List[ResponseEdit] = []
+    for finding in sorted(findings, key=lambda f: (f.line, f.col)):
+        if finding.code != code or not finding.details:
+            continue
+        edit = _plan_one(index, finding, lines)
+        if edit is None:
+            continue
+        if any(not (edit.lines[1] < other.lines[0] or other.lines[1] < edit.lines[0]) for other in edits):
+            continue
+        edits.append(edit)
+    return edits
+
+
+def plan_htp201(findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str]) -> List[ResponseEdit]:
+    """HTP201: stream the request in a `with` and write its body in chunks."""
+    return plan_response_fixes(findings, tree, lines, "HTP201")
+
+
+def plan_htp202(findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str]) -> List[ResponseEdit]:
+    """HTP202: add `stream=True` and use the response in a `with`."""
+    return plan_response_fixes(findings, tree, lines, "HTP202")
+
+
+def plan_htp203(findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str]) -> List[ResponseEdit]:
+    """HTP203: use the streamed response in a `with`."""
+    return plan_response_fixes(findings, tree, lines, "HTP203")
+
+

@@ -71,6 +71,12 @@ def _plan_htp103(findings: Sequence[Finding], tree: ast.Module, lines: Sequence[
     return list(plan_hoists(findings, tree, lines))
 
 
+def _plan_htp104(findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str]) -> List[Any]:
+    from .htp104_sites import plan_client_parameters
+
+    return list(plan_client_parameters(findings, tree, lines))
+
+
 FIXES: Dict[str, Fix] = {
     "HTP101": Fix("HTP101", _plan_htp101, "htp101:UnpooledCallInLoopCommand"),
     "HTP201": Fix("HTP201", _plan_htp2xx, "htp201:UnstreamedDownloadCommand"),
@@ -82,4 +88,5 @@ FIXES: Dict[str, Fix] = {
     # HTP101's deferred and handed-on calls (lambda/nested def in a loop, executor.map(requests.get, urls)).
     "HTP101:unsafe": Fix("HTP101", _plan_htp102, "htp102:SharedClientCommand", safety="unsafe"),
     "HTP103": Fix("HTP103", _plan_htp103, "htp103:HoistClientCommand"),
+    "HTP104": Fix("HTP104", _plan_htp104, "htp104:ClientParameterCommand"),
 }

@@ -1,0 +1,206 @@
+"""Which HTP104 findings (a client made per call of a hot function) can become a parameter (stdlib only).
+
+The fix: the function takes the client as its first parameter (after self/cls) instead of making it, and
+each call of the function in this module gets one client made around the caller's loop or `gather`
+(`async with aiohttp.ClientSession() as session: await asyncio.gather(*(fetch(session, u) for u in urls))`).
+Only where the engine says every use of the function is a call in this module (`all_uses_are_calls`) and the
+function does not hand the client out (`factory`); the planner also needs: the client is made by a `with`
+item or a plain assignment at the top of the function body, its arguments use none of the function's own
+names, an assigned client is never closed or rebound, and every call can be wrapped (a coroutine is awaited,
+a generator consumed, within the wrapped statement).
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Dict, List, NamedTuple, Optional, Sequence, Set, Tuple
+
+from ..finding import Finding
+from ..libraries import FAMILIES
+from .htp101_sites import _contains, _Index, _span, free_name
+from .htp103_sites import _closed_or_rebound
+from .positions import Span, char_span
+
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_EAGER = frozenset({"list", "tuple", "set", "frozenset", "dict", "sorted", "sum", "min", "max", "any", "all", "join",
+                    "gather"})
+
+
+class CallerWrap(NamedTuple):
+    """A statement of a caller to wrap in `[async] with <constructor> as <name>:`."""
+
+    statement: Span  # libcst units
+    name: str
+    calls: Tuple[Span, ...]  # calls of the function inside it: each gets `<name>` as first argument
+
+
+class ClientParameter(NamedTuple):
+    """The function that stops making its own client, and its callers' new clients."""
+
+    function: Span  # the def (libcst units)
+    parameter: str
+    position: int  # index in the def's parameters
+    creation: Span  # the `with` or the assignment statement
+    constructor: Span  # the constructor call
+    constructor_code: str  # its source, copied into each caller's `with`
+    is_with: bool
+    is_async: bool  # the caller's `with` is `async with`
+    wraps: Tuple[CallerWrap, ...]
+
+
+def _text(lines: Sequence[str], span: Span) -> str:
+    """The source between two `ast` positions (UTF-8 byte columns)."""
+    line, col, end_line, end_col = span
+    if line == end_line:
+        return lines[line - 1].encode("utf-8")[col:end_col].decode("utf-8")
+    parts = [lines[line - 1].encode("utf-8")[col:].decode("utf-8")]
+    parts += lines[line:end_line - 1]
+    parts.append(lines[end_line - 1].encode("utf-8")[:end_col].decode("utf-8"))
+    return "\n".join(parts)
+
+
+def _bound_in(function: ast.AST) -> Set[str]:
+    """The names a function binds itself (parameters and local stores)."""
+    names: Set[str] = set()
+    for node in ast.walk(function):
+        if isinstance(node, ast.arg):
+            names.add(node.arg)
+        elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            names.add(node.id)
+    return names
+
+
+def _parameter_position(index: _Index, function: ast.AST) -> Optional[int]:
+    """Where the client goes: first, or after self/cls for a method; None for shapes left alone."""
+    args = function.args  # type: ignore[attr-defined]
+    if args.posonlyargs:
+        return None
+    decorators = [d.id if isinstance(d, ast.Name) else None for d in function.decorator_list]  # type: ignore[attr-defined]
+    if any(d not in ("staticmethod", "classmethod") for d in decorators):
+        return None  # a decorator may change how the function is called
+    if isinstance(index.parents.get(function), ast.ClassDef) and "staticmethod" not in decorators:
+        return 1 if args.args else None
+    return 0
+
+
+def _wrap_target(index: _Index, call: ast.Call, caller: ast.AST, awaited: bool) -> Optional[ast.stmt]:
+    """The statement of `caller` to wrap around `call`: its outermost loop there, else its own statement."""
+    node: ast.AST = call
+    statement: Optional[ast.stmt] = None
+    saw_await = False
+    target: Optional[ast.stmt] = None
+    while node is not caller:
+        parent = index.parents.get(node)
+        if parent is None or isinstance(parent, (ast.Lambda, ast.ClassDef)):
+            return None
+        if isinstance(node, ast.Await):
+            saw_await = True
+        if isinstance(node, ast.GeneratorExp) and statement is None:
+            eager = isinstance(parent, ast.Starred) or (isinstance(parent, (ast.For, ast.AsyncFor)) and parent.iter is node)
+            if isinstance(parent, ast.Call) and node in parent.args:
+                func = parent.func
+                eager = (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")) in _EAGER
+            if not eager:
+                return None
+        if isinstance(node, ast.stmt):
+            if statement is None:
+                statement = node
+                if awaited and not saw_await:
+                    return None  # a coroutine made here may run after the statement ends
+                target = node
+            if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+                target = node
+        node = parent
+    return target
+
+
+def plan_client_parameters(findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str]) -> List[ClientParameter]:
+    """The functions to give a client parameter this round (one finding per function)."""
+    index = _Index(tree)
+    plans: List[ClientParameter] = []
+    used_functions: Set[ast.AST] = set()
+    wrapped: List[Tuple[int, int, int, int]] = []
+    for finding in sorted(findings, key=lambda f: (f.line, f.col)):
+        details = finding.details or {}
+        if finding.code != "HTP104" or details.get("factory") or not details.get("all_uses_are_calls"):
+            continue
+        library = str(details.get("library", ""))
+        variable = details.get("variable")
+        stmt_span = details.get("statement")
+        statement = index.statements.get(tuple(stmt_span)) if stmt_span else None  # type: ignore[arg-type]
+        call = index.calls.get((finding.line, finding.col, finding.end_line, finding.end_col))
+        if statement is None or call is None or not variable or library not in FAMILIES:
+            continue
+        function = index.parents.get(statement)
+        if not isinstance(function, _FUNCTIONS) or function in used_functions or statement not in function.body:
+            continue
+        if isinstance(statement, (ast.With, ast.AsyncWith)):
+            item = next((i for i in statement.items if i.context_expr is call), None)
+            if item is None or not (isinstance(item.optional_vars, ast.Name) and item.optional_vars.id == variable):
+                continue
+            is_with = True
+        elif isinstance(statement, ast.Assign) and statement.value is call and len(statement.targets) == 1 \
+                and isinstance(statement.targets[0], ast.Name) and statement.targets[0].id == variable:
+            if _closed_or_rebound(function, variable):
+                continue
+            is_with = False
+        else:
+            continue
+        own = _bound_in(function)
+        if any(isinstance(n, ast.Name) and n.id in own for n in ast.walk(call)):
+            continue  # the constructor uses the function's own names: callers cannot build it
+        if variable in {a.arg for a in ast.walk(function.args) if isinstance(a, ast.arg)}:
+            continue
+        position = _parameter_position(index, function)
+        if position is None:
+            continue
+        is_async = FAMILIES[library].is_async or isinstance(statement, ast.AsyncWith)
+        base = call.func
+        while isinstance(base, ast.Attribute):
+            base = base.value
+        base_name = base.id if isinstance(base, ast.Name) else ""
+
+        targets: Dict[ast.stmt, List[ast.Call]] = {}
+        ok = bool(details.get("calls"))
+        for call_span in details.get("calls") or ():
+            use = index.calls.get(tuple(call_span))  # type: ignore[arg-type]
+            caller = index.scope_of(use) if use is not None else None
+            if use is None or caller is function or isinstance(caller, (ast.ClassDef, ast.Lambda)):
+                ok = False
+                break
+            func = use.func
+            is_method = position == 1 or isinstance(index.parents.get(function), ast.ClassDef)
+            if (is_method and not isinstance(func, ast.Attribute)) or (not is_method and not isinstance(func, ast.Name)):
+                ok = False
+                break
+            if is_async and not isinstance(caller, ast.AsyncFunctionDef):
+                ok = False
+                break
+            if not isinstance(caller, ast.Module) and base_name in _bound_in(caller):
+                ok = False
+                break
+            target = _wrap_target(index, use, caller, isinstance(function, ast.AsyncFunctionDef))
+            if target is None:
+                ok = False
+                break
+            targets.setdefault(target, []).append(use)
+        spans = [_span(t) for t in targets]
+        if not ok or any(_contains(a, b) for a in spans + wrapped for b in spans) \
+                or any(_contains(b, a) for a in spans for b in wrapped):
+            continue
+        if _span(function) in spans or any(_contains(s, _span(function)) or _contains(_span(function), s) for s in spans):
+            continue  # the function sits inside a statement to wrap (or holds one): wait for a simpler shape
+        wraps = []
+        for target, uses in targets.items():
+            scope = index.scope_of(target)
+            name = free_name(index.names_in(scope) | {base_name}, FAMILIES[library].variable)
+            wraps.append(CallerWrap(char_span(lines, _span(target)), name, tuple(char_span(lines, _span(u)) for u in uses)))
+        used_functions.add(function)
+        wrapped.extend(spans)
+        plans.append(
+            ClientParameter(
+                char_span(lines, _span(function)), variable, position, char_span(lines, _span(statement)),
+                char_span(lines, _span(call)), _text(lines, _span(call)), is_with, is_async, tuple(wraps),
+            )
+        )
+    return plans

@@ -1,0 +1,350 @@
+"""`fix` end to end with real clients: a program prints the same before and after the fix, and opens fewer
+connections to a real HTTP/1.1 keep-alive server.
+
+Each legacy program is written as users write it, takes the server's base URL from argv, and runs in its own
+interpreter before and after `python -m flake8_http_pool fix` rewrites it. The server, on 127.0.0.1 only,
+counts the TCP connections it accepts.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Iterator, List, NamedTuple, Tuple
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+from flake8_http_pool.engine import check_source
+from flake8_http_pool.fixes import FIXES
+
+PAGES = 5  # the paginated listing: /pages?page=0 .. 4, each with a "next" link but the last
+
+
+class _Handler(BaseHTTPRequestHandler):
+    """Small JSON answers with Content-Length, so HTTP/1.1 clients keep the connection open."""
+
+    protocol_version = "HTTP/1.1"
+
+    def do_GET(self) -> None:  # noqa: N802 - the name http.server calls
+        parts = urlsplit(self.path)
+        query = parse_qs(parts.query)
+        if parts.path == "/pages":
+            page = int(query.get("page", ["0"])[0])
+            following = f"/pages?page={page + 1}" if page + 1 < PAGES else None
+            payload = {"items": [page * 10 + n for n in range(3)], "next": following}
+        else:
+            if "slow" in query:
+                time.sleep(0.05)  # keeps a burst's requests in flight together
+            payload = {"id": parts.path.rsplit("/", 1)[-1]}
+        body = json.dumps(payload).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - http.server's signature
+        pass  # keep the test output quiet
+
+
+class _CountingServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self) -> None:
+        super().__init__(("127.0.0.1", 0), _Handler)
+        self.connections = 0
+        self._lock = threading.Lock()
+
+    def get_request(self) -> Tuple[object, object]:
+        accepted = super().get_request()
+        with self._lock:
+            self.connections += 1
+        return accepted
+
+
+class Server(NamedTuple):
+    base: str
+    httpd: _CountingServer
+
+
+@pytest.fixture
+def server() -> Iterator[Server]:
+    """A keep-alive HTTP/1.1 server on 127.0.0.1 (an ephemeral port), stopped after the test."""
+    httpd = _CountingServer()
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        yield Server(f"http://127.0.0.1:{httpd.server_address[1]}", httpd)
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join(timeout=10)
+
+
+def _run_program(path: Path, server: Server) -> Tuple[str, int]:
+    """Run the program against the server: its stdout and how many connections it opened."""
+    before = server.httpd.connections
+    result = subprocess.run(
+        [sys.executable, str(path), server.base], capture_output=True, text=True, timeout=120, cwd=path.parent
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout, server.httpd.connections - before
+
+
+def _fix(path: Path, *flags: str) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "flake8_http_pool", "fix", *flags, str(path)],
+        capture_output=True, text=True, timeout=120, cwd=path.parent,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def _before_and_after(tmp_path: Path, server: Server, source: str, *flags: str) -> Tuple[str, int, int, str]:
+    """Run, fix, run again: (stdout, connections before, connections after, the fixed source)."""
+    path = tmp_path / "legacy.py"
+    path.write_text(source)
+    out_before, before = _run_program(path, server)
+    _fix(path, *flags)
+    fixed = path.read_text()
+    assert fixed != source, "fix changed nothing"
+    out_after, after = _run_program(path, server)
+    assert out_after == out_before
+    assert out_before.strip(), "the program printed nothing"
+    return out_before, before, after, fixed
+
+
+def _need(*modules: str) -> None:
+    for module in modules:
+        if importlib.util.find_spec(module) is None:
+            pytest.skip(f"{module} is not installed")
+
+
+# -- HTP101, safe --------------------------------------------------------------------------------------
+REQUESTS_LOOP = """\
+import sys
+
+import requests
+
+BASE = sys.argv[1]
+for n in range(20):
+    response = requests.get(f"{BASE}/item/{n}", timeout=10)
+    print(response.json()["id"])
+"""
+
+REQUESTS_COMPREHENSION = """\
+import sys
+
+import requests
+
+BASE = sys.argv[1]
+ids = [requests.get(BASE + "/item/" + str(n), timeout=10).json()["id"] for n in range(20)]
+print(",".join(ids))
+"""
+
+REQUESTS_PAGINATION = """\
+import sys
+
+import requests
+
+base = sys.argv[1]
+url = base + "/pages?page=0"
+seen = []
+while url:
+    data = requests.get(url, timeout=10).json()
+    seen.extend(data["items"])
+    url = base + data["next"] if data["next"] else None
+print(seen)
+"""
+
+HTTPX_LOOP = """\
+import sys
+
+import httpx
+
+
+def main(base):
+    for n in range(20):
+        print(httpx.get(f"{base}/item/{n}").json()["id"])
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
+"""
+
+AIOHTTP_LOOP = """\
+import asyncio
+import sys
+
+import aiohttp
+
+
+async def main(base):
+    for n in range(20):
+        async with aiohttp.request("GET", f"{base}/item/{n}") as response:
+            print((await response.json())["id"])
+
+
+asyncio.run(main(sys.argv[1]))
+"""
+
+AIOHTTP_ASYNC_FOR = """\
+import asyncio
+import sys
+
+import aiohttp
+
+
+async def numbers(count):
+    for n in range(count):
+        yield n
+
+
+async def main(base):
+    async for n in numbers(20):
+        async with aiohttp.request("GET", f"{base}/item/{n}") as response:
+            print(await response.text())
+
+
+asyncio.run(main(sys.argv[1]))
+"""
+
+LOOP_PROGRAMS = [
+    pytest.param(REQUESTS_LOOP, ("requests",), 20, id="requests-loop"),
+    pytest.param(REQUESTS_COMPREHENSION, ("requests",), 20, id="requests-comprehension"),
+    pytest.param(REQUESTS_PAGINATION, ("requests",), PAGES, id="requests-while-pagination"),
+    pytest.param(HTTPX_LOOP, ("httpx",), 20, id="httpx-loop"),
+    pytest.param(AIOHTTP_LOOP, ("aiohttp",), 20, id="aiohttp-loop"),
+    pytest.param(AIOHTTP_ASYNC_FOR, ("aiohttp",), 20, id="aiohttp-async-for"),
+]
+
+
+@pytest.mark.parametrize("source, modules, requests_made", LOOP_PROGRAMS)
+def test_loop_fix_keeps_output_and_reuses_one_connection(
+    tmp_path: Path, server: Server, source: str, modules: Tuple[str, ...], requests_made: int
+) -> None:
+    _need(*modules)
+    assert [f.code for f in check_source(source)] == ["HTP101"]
+    _, before, after, fixed = _before_and_after(tmp_path, server, source)
+    assert before == requests_made, "each unpooled call should have opened its own connection"
+    assert after == 1, fixed
+    assert not check_source(fixed)
+
+
+# -- HTP102, unsafe ------------------------------------------------------------------------------------
+HOT_FUNCTION_LOOP = """\
+import sys
+
+import requests
+
+
+def fetch(base, n):
+    return requests.get(f"{base}/item/{n}", timeout=10).json()["id"]
+
+
+for n in range(20):
+    print(fetch(sys.argv[1], n))
+"""
+
+HOT_FUNCTION_THREAD_POOL = """\
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+import requests
+
+BASE = sys.argv[1]
+
+
+def fetch(n):
+    return requests.get(f"{BASE}/item/{n}", timeout=10).json()["id"]
+
+
+with ThreadPoolExecutor(max_workers=4) as pool:
+    print(list(pool.map(fetch, range(20))))
+"""
+
+
+def _need_htp102() -> None:
+    if "HTP102" not in FIXES:
+        pytest.skip("HTP102's fix is not registered yet")
+
+
+def test_hot_function_fix_needs_unsafe_and_then_reuses_one_connection(tmp_path: Path, server: Server) -> None:
+    _need("requests")
+    _need_htp102()
+    path = tmp_path / "unchanged.py"
+    path.write_text(HOT_FUNCTION_LOOP)
+    _fix(path)
+    assert path.read_text() == HOT_FUNCTION_LOOP, "an unsafe fix ran without --unsafe-fixes"
+    _, before, after, fixed = _before_and_after(tmp_path, server, HOT_FUNCTION_LOOP, "--unsafe-fixes")
+    assert before == 20
+    assert after == 1, fixed
+
+
+def test_hot_function_over_a_thread_pool_keeps_one_connection_per_worker(tmp_path: Path, server: Server) -> None:
+    _need("requests")
+    _need_htp102()
+    _, before, after, fixed = _before_and_after(tmp_path, server, HOT_FUNCTION_THREAD_POOL, "--unsafe-fixes")
+    assert before == 20
+    assert 1 <= after <= 4, fixed  # at most one per worker in flight at once
+
+
+# -- HTP301, safe ----------------------------------------------------------------------------------------
+POOL_BURSTS = """\
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+import requests
+
+BASE = sys.argv[1]
+session = requests.Session()
+
+
+def fetch(n):
+    return session.get(f"{BASE}/item/{n}?slow=1", timeout=10).json()["id"]
+
+
+with ThreadPoolExecutor(max_workers=16) as pool:
+    for burst in range(3):
+        print(burst, list(pool.map(fetch, range(burst * 16, burst * 16 + 16))))
+"""
+
+
+def test_pool_sized_to_the_workers_stops_discarding_connections(tmp_path: Path, server: Server) -> None:
+    _need("requests")
+    assert [f.code for f in check_source(POOL_BURSTS)] == ["HTP301"]
+    _, before, after, fixed = _before_and_after(tmp_path, server, POOL_BURSTS)
+    assert "HTTPAdapter(pool_connections=16, pool_maxsize=16)" in fixed
+    # 16 workers on a pool of 10: each burst after the first reopens what the last one discarded.
+    assert after <= 16 < before, (before, after)
+    assert not check_source(fixed)
+
+
+# -- HTP402, safe ----------------------------------------------------------------------------------------
+LATE_PATCH = """\
+import sys
+
+import requests
+from gevent import monkey
+
+monkey.patch_all()
+
+base = sys.argv[1]
+with requests.Session() as session:
+    print([session.get(f"{base}/item/{n}", timeout=10).json()["id"] for n in range(5)])
+"""
+
+
+def test_late_patch_moved_to_the_top_keeps_output(tmp_path: Path, server: Server) -> None:
+    _need("requests", "gevent")
+    _, _, after, fixed = _before_and_after(tmp_path, server, LATE_PATCH)
+    lines: List[str] = fixed.splitlines()
+    assert lines.index("monkey.patch_all()") < lines.index("import requests")
+    assert after == 1
+    assert not check_source(fixed)

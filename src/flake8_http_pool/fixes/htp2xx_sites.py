@@ -4,7 +4,8 @@ All three rewrite the same thing: a response that should be streamed and closed.
 `stream=True` (httpx: becomes `X.stream("GET", ...)`), the statement binding the response becomes a `with`
 spanning every statement that uses it, and (HTP201) the whole-body write becomes a chunked one. A site is
 left report-only whenever the response, or an iterator over its body, could be used after the `with` ends,
-or the body is read some other way too. The libcst command in `htp2xx.py` (run as `htp201.py`, `htp202.py`, `htp203.py`) carries the plan out.
+or the body is read some other way too. The libcst command in `htp2xx.py` (run as `htp201.py`,
+`htp202.py`, `htp203.py`) carries the plan out.
 """
 
 from __future__ import annotations
@@ -173,7 +174,9 @@ def response_uses(index: _Index, call: ast.Call, name: str) -> Optional[List[ast
     return uses
 
 
-def plan_wrap(index: _Index, call: ast.Call, name: str, lines: Sequence[str]) -> Optional[Tuple[Wrap, List[ast.Attribute]]]:
+def plan_wrap(
+    index: _Index, call: ast.Call, name: str, lines: Sequence[str]
+) -> Optional[Tuple[Wrap, List[ast.Attribute]]]:
     """The `with` for `name = call` when every use of the response sits in the statements after it in the
     same block, and no iterator over its body is kept past them; None otherwise."""
     uses = response_uses(index, call, name)
@@ -263,7 +266,9 @@ def _plan_one(index: _Index, finding: Finding, lines: Sequence[str]) -> Optional
     details = finding.details
     library = details.get("library")
     call = _request_call(index, finding)
-    if call is None or library not in (_REQUESTS | _HTTPX) or details.get("async"):
+    # In an `async def` a plain `with` still suits a blocking request (HTP403 is reported there anyway); an
+    # awaited one (`await client.get(u)`) is left alone by `_request_call`.
+    if call is None or library not in (_REQUESTS | _HTTPX):
         return None
     response = details.get("response")
     in_with = bool(details.get("in_with"))
@@ -319,7 +324,9 @@ def _lines(index: _Index, call: ast.Call, wrap: Optional[Wrap], write: Optional[
     return (low, high)
 
 
-def plan_response_fixes(findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str], code: str) -> List[ResponseEdit]:
+def plan_response_fixes(
+    findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str], code: str
+) -> List[ResponseEdit]:
     """The edits for `code`'s findings this round; edits touching the same lines as one already planned wait
     for the next round (the fix loop runs again), so no two edits of a round fight over a statement."""
     index = _Index(tree)
@@ -334,20 +341,4 @@ def plan_response_fixes(findings: Sequence[Finding], tree: ast.Module, lines: Se
             continue
         edits.append(edit)
     return edits
-
-
-def plan_htp201(findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str]) -> List[ResponseEdit]:
-    """HTP201: stream the request in a `with` and write its body in chunks."""
-    return plan_response_fixes(findings, tree, lines, "HTP201")
-
-
-def plan_htp202(findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str]) -> List[ResponseEdit]:
-    """HTP202: add `stream=True` and use the response in a `with`."""
-    return plan_response_fixes(findings, tree, lines, "HTP202")
-
-
-def plan_htp203(findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str]) -> List[ResponseEdit]:
-    """HTP203: use the streamed response in a `with`."""
-    return plan_response_fixes(findings, tree, lines, "HTP203")
-
 

@@ -72,7 +72,8 @@ class SharedClientCommand(FindingFixCommand):
                 continue
             if client.import_module is not None:
                 self.add_needed_import(client.import_module)
-            constructor = cst.Call(func=cst.Attribute(value=cst.Name(client.module_name), attr=cst.Name(client.constructor)))
+            func = cst.Attribute(value=cst.Name(client.module_name), attr=cst.Name(client.constructor))
+            constructor = cst.Call(func=func)
             line = cst.SimpleStatementLine(
                 body=[cst.Assign(targets=[cst.AssignTarget(target=cst.Name(client.name))], value=constructor)],
                 leading_lines=[cst.EmptyLine()] if client.after is not None else [],

@@ -84,7 +84,8 @@ def _insert_after(tree: ast.Module, module_name: str) -> Optional[Tuple[int, int
         break
     # The import binding the module may come later than the leading block.
     for stmt in tree.body:
-        if isinstance(stmt, ast.Import) and any((a.asname or a.name.split(".", 1)[0]) == module_name for a in stmt.names):
+        bound = [a.asname or a.name.split(".", 1)[0] for a in stmt.names] if isinstance(stmt, ast.Import) else []
+        if module_name in bound:
             if last is None or stmt.lineno > last.lineno:
                 last = stmt
             break
@@ -143,7 +144,8 @@ def _passed_fits(index: _Index, library: str, verb: str, finding: Finding) -> bo
         return False
     name = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", "")
     # map(f, urls) / ex.map(f, urls) / ex.submit(f, url): one argument to each call
-    return name in ("map", "imap", "imap_unordered", "submit", "spawn", "apply_async", "map_async") and len(call.args) == 2
+    mappers = ("map", "imap", "imap_unordered", "submit", "spawn", "apply_async", "map_async")
+    return name in mappers and len(call.args) == 2
 
 
 def plan_shared_clients(findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str]) -> List[SharedClient]:

@@ -95,7 +95,9 @@ class HoistClientCommand(FindingFixCommand):
         )
         return cst.FlattenSentinel(statements)
 
-    def leave_IndentedBlock(self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock) -> cst.IndentedBlock:
+    def leave_IndentedBlock(
+        self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock
+    ) -> cst.IndentedBlock:
         if original_node.body and not updated_node.body:
             # The moved assignment was all the block held.
             return updated_node.with_changes(body=[cst.SimpleStatementLine(body=[cst.Pass()])])

@@ -34,7 +34,9 @@ class ClientParameterCommand(FindingFixCommand):
         self._wraps: Dict[Tuple[int, int], Tuple[ClientParameter, CallerWrap]] = {
             (w.statement[0], w.statement[1]): (p, w) for p in plan for w in p.wraps
         }
-        self._calls: Dict[Tuple[int, int, int, int], CallerWrap] = {c: w for p in plan for w in p.wraps for c in w.calls}
+        self._calls: Dict[Tuple[int, int, int, int], CallerWrap] = {
+            c: w for p in plan for w in p.wraps for c in w.calls
+        }
         self._functions: List[List[ClientParameter]] = []  # a stack: the creations found in each open def
         self._drop: Set[int] = set()
 
@@ -115,7 +117,9 @@ class ClientParameterCommand(FindingFixCommand):
         statements[0] = statements[0].with_changes(leading_lines=[*leading, *statements[0].leading_lines])
         return cst.FlattenSentinel(statements)
 
-    def leave_IndentedBlock(self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock) -> cst.IndentedBlock:
+    def leave_IndentedBlock(
+        self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock
+    ) -> cst.IndentedBlock:
         body: List[cst.BaseStatement] = []
         comments: List[cst.EmptyLine] = []
         for statement in updated_node.body:

@@ -75,7 +75,8 @@ def _parameter_position(index: _Index, function: ast.AST) -> Optional[int]:
     args = function.args  # type: ignore[attr-defined]
     if args.posonlyargs:
         return None
-    decorators = [d.id if isinstance(d, ast.Name) else None for d in function.decorator_list]  # type: ignore[attr-defined]
+    decorator_list = function.decorator_list  # type: ignore[attr-defined]
+    decorators = [d.id if isinstance(d, ast.Name) else None for d in decorator_list]
     if any(d not in ("staticmethod", "classmethod") for d in decorators):
         return None  # a decorator may change how the function is called
     if isinstance(index.parents.get(function), ast.ClassDef) and "staticmethod" not in decorators:
@@ -96,7 +97,10 @@ def _wrap_target(index: _Index, call: ast.Call, caller: ast.AST, awaited: bool) 
         if isinstance(node, ast.Await):
             saw_await = True
         if isinstance(node, ast.GeneratorExp) and statement is None:
-            eager = isinstance(parent, ast.Starred) or (isinstance(parent, (ast.For, ast.AsyncFor)) and parent.iter is node)
+            # `*(...)` unpacks at once; a `for` iterates it before the statement ends.
+            eager = isinstance(parent, ast.Starred) or (
+                isinstance(parent, (ast.For, ast.AsyncFor)) and parent.iter is node
+            )
             if isinstance(parent, ast.Call) and node in parent.args:
                 func = parent.func
                 eager = (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")) in _EAGER
@@ -114,7 +118,9 @@ def _wrap_target(index: _Index, call: ast.Call, caller: ast.AST, awaited: bool) 
     return target
 
 
-def plan_client_parameters(findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str]) -> List[ClientParameter]:
+def plan_client_parameters(
+    findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str]
+) -> List[ClientParameter]:
     """The functions to give a client parameter this round (one finding per function)."""
     index = _Index(tree)
     plans: List[ClientParameter] = []
@@ -170,7 +176,7 @@ def plan_client_parameters(findings: Sequence[Finding], tree: ast.Module, lines:
                 break
             func = use.func
             is_method = position == 1 or isinstance(index.parents.get(function), ast.ClassDef)
-            if (is_method and not isinstance(func, ast.Attribute)) or (not is_method and not isinstance(func, ast.Name)):
+            if not isinstance(func, ast.Attribute if is_method else ast.Name):
                 ok = False
                 break
             if is_async and not isinstance(caller, ast.AsyncFunctionDef):
@@ -188,13 +194,15 @@ def plan_client_parameters(findings: Sequence[Finding], tree: ast.Module, lines:
         if not ok or any(_contains(a, b) for a in spans + wrapped for b in spans) \
                 or any(_contains(b, a) for a in spans for b in wrapped):
             continue
-        if _span(function) in spans or any(_contains(s, _span(function)) or _contains(_span(function), s) for s in spans):
+        where = _span(function)
+        if where in spans or any(_contains(s, where) or _contains(where, s) for s in spans):
             continue  # the function sits inside a statement to wrap (or holds one): wait for a simpler shape
         wraps = []
         for target, uses in targets.items():
             scope = index.scope_of(target)
             name = free_name(index.names_in(scope) | {base_name}, FAMILIES[library].variable)
-            wraps.append(CallerWrap(char_span(lines, _span(target)), name, tuple(char_span(lines, _span(u)) for u in uses)))
+            calls = tuple(char_span(lines, _span(u)) for u in uses)
+            wraps.append(CallerWrap(char_span(lines, _span(target)), name, calls))
         used_functions.add(function)
         wrapped.extend(spans)
         plans.append(

@@ -138,15 +138,17 @@ def _keeps_body_iterator(index: _Index, attribute: ast.Attribute) -> bool:
 
 
 def response_uses(index: _Index, call: ast.Call, name: str) -> Optional[List[ast.Attribute]]:
-    """The `r.<attr>` uses of the response `name` bound by `name = call` in its function; None where the
-    response may be seen from anywhere else (another binding of the name, a closure, a bare use)."""
+    """The `r.<attr>` uses of the response `name` bound by `name = call` (or `with call as name`) in its
+    function; None where the response may be seen from anywhere else (another binding, a closure, a bare use)."""
     assign = index.parents.get(call)
-    if not (
-        isinstance(assign, ast.Assign) and len(assign.targets) == 1 and isinstance(assign.targets[0], ast.Name)
-        and assign.targets[0].id == name and assign.value is call
-    ):
+    target: Optional[ast.expr] = None
+    if isinstance(assign, ast.Assign) and len(assign.targets) == 1 and assign.value is call:
+        target = assign.targets[0]
+    elif isinstance(assign, ast.withitem) and assign.context_expr is call:
+        target = assign.optional_vars  # `with requests.get(u) as r:`
+    if not (isinstance(target, ast.Name) and target.id == name):
         return None
-    frame = _frame(index, assign)
+    frame = _frame(index, call)
     if frame is None:
         return None
     uses: List[ast.Attribute] = []
@@ -158,7 +160,7 @@ def response_uses(index: _Index, call: ast.Call, name: str) -> Optional[List[ast
         if isinstance(node, ast.Name) and node.id == name:
             if nested:
                 return None  # a closure may read it after the `with` has closed it
-            if node is assign.targets[0]:
+            if node is target:
                 pass
             elif not isinstance(node.ctx, ast.Load):
                 return None
@@ -312,7 +314,10 @@ def _plan_one(index: _Index, finding: Finding, lines: Sequence[str]) -> Optional
         if len(body_reads) != 1:  # the one `.content` the write reads, nothing else of the body
             return None
     elif response:
-        return None  # `with requests.get(u) as r:` — rewriting the write alone is a later extension
+        # `with requests.get(u) as r:` closes it already: only the write changes, if it is the one body read.
+        uses = response_uses(index, call, response) if library in _REQUESTS else None
+        if not uses or len([u for u in uses if u.attr not in _HEAD_ATTRS]) != 1:
+            return None
     add_stream = library in _REQUESTS and details.get("stream") is False
     return ResponseEdit(code, request_span, add_stream, httpx_method, wrap, write, _lines(index, call, wrap, write))
 

@@ -10,7 +10,7 @@ import argparse
 import json
 import os
 import sys
-from typing import Any, Callable, Iterable, List, Optional, Sequence, TextIO, Tuple
+from typing import Any, Callable, Iterable, List, NamedTuple, Optional, Sequence, TextIO, Tuple
 
 from . import __version__
 from .options import Options, split_list
@@ -46,28 +46,13 @@ def build_parser() -> argparse.ArgumentParser:
         "*.py files and dependency files (requirements*.txt, pyproject.toml, setup.cfg, setup.py). "
         "Exit 0: clean; 1: findings; 2: usage error or a file that could not be checked.",
     )
-    check.add_argument("paths", nargs="*", metavar="PATH", help="files or directories (default: .); "
-                       "`-` alone reads the list of paths from standard input, one per line")
+    add_scan_arguments(check, "report")
     check.add_argument("--format", choices=("text", "json", "sarif"), default="text", help="output format (default: text)")
-    check.add_argument("--select", type=_comma_list, metavar="CODES", help="report only these codes or prefixes (default: HTP)")
-    check.add_argument("--ignore", type=_comma_list, metavar="CODES", help="do not report these codes or prefixes")
-    check.add_argument("--extend-select", type=_comma_list, default=[], metavar="CODES", help="add codes to those selected")
-    check.add_argument("--exclude", type=_comma_list, metavar="GLOBS",
-                       help="skip files and folders matching these globs (replaces the config's exclude)")
-    check.add_argument("--extend-exclude", type=_comma_list, default=[], metavar="GLOBS", help="add globs to exclude")
-    check.add_argument("--unpooled-calls", action="append", default=[], metavar="PATTERN",
-                       help="an in-house call that opens its own connection, as an ast-grep pattern "
-                       "(`mycorp.http.get($$$)`); repeat for more")
-    check.add_argument("--hot-decorators", type=_comma_list, default=[], metavar="NAMES",
-                       help="decorators that mark a function as run many times (comma separated)")
-    check.add_argument("--jobs", "-j", type=_positive_int, metavar="N", help="worker processes (default: the core count)")
-    check.add_argument("--config", metavar="PYPROJECT", help="read settings from this pyproject.toml instead of the nearest one")
-    check.add_argument("--isolated", action="store_true", help="read no config file")
     check.set_defaults(handler=run_check)
 
     from .fix_command import add_fix_parser, run_fix  # stdlib only: libcst waits for a file with work
 
-    add_fix_parser(commands, _comma_list, _positive_int).set_defaults(handler=run_fix)
+    add_fix_parser(commands).set_defaults(handler=run_fix)
 
     rules = commands.add_parser("rules", help="list the rules", description="List every rule: code, name, fix, summary.")
     rules.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
@@ -78,6 +63,70 @@ def build_parser() -> argparse.ArgumentParser:
     explain.add_argument("code", metavar="CODE", help="a rule code (HTP101) or name (unpooled-call-in-loop)")
     explain.set_defaults(handler=run_explain)
     return parser
+
+
+def add_scan_arguments(parser: argparse.ArgumentParser, verb: str) -> None:
+    """The arguments `check` and `fix` share: what to scan, which codes, and the settings that feed `Options`."""
+    parser.add_argument("paths", nargs="*", metavar="PATH", help="files or directories (default: .); "
+                        "`-` alone reads the list of paths from standard input, one per line")
+    parser.add_argument("--select", type=_comma_list, metavar="CODES",
+                        help=f"{verb} only these codes or prefixes (default: HTP)")
+    parser.add_argument("--ignore", type=_comma_list, metavar="CODES", help=f"do not {verb} these codes or prefixes")
+    parser.add_argument("--extend-select", type=_comma_list, default=[], metavar="CODES",
+                        help="add codes to those selected")
+    parser.add_argument("--exclude", type=_comma_list, metavar="GLOBS",
+                        help="skip files and folders matching these globs (replaces the config's exclude)")
+    parser.add_argument("--extend-exclude", type=_comma_list, default=[], metavar="GLOBS", help="add globs to exclude")
+    parser.add_argument("--unpooled-calls", action="append", default=[], metavar="PATTERN",
+                        help="an in-house call that opens its own connection, as an ast-grep pattern "
+                        "(`mycorp.http.get($$$)`); repeat for more")
+    parser.add_argument("--hot-decorators", type=_comma_list, default=[], metavar="NAMES",
+                        help="decorators that mark a function as run many times (comma separated)")
+    parser.add_argument("--jobs", "-j", type=_positive_int, metavar="N",
+                        help="worker processes (default: the core count)")
+    parser.add_argument("--config", metavar="PYPROJECT",
+                        help="read settings from this pyproject.toml instead of the nearest one")
+    parser.add_argument("--isolated", action="store_true", help="read no config file")
+
+
+class ScanSettings(NamedTuple):
+    """What the command line and `[tool.flake8-http-pool]` decide together, for `check` and `fix` alike."""
+
+    options: Options
+    codes: frozenset
+    exclude: List[Tuple[str, str]]  # (glob, the folder it is relative to)
+
+
+def scan_settings(args: argparse.Namespace) -> ScanSettings:
+    """Read the config, merge the command line over it, and refuse bad values as usage errors."""
+    from .config import Config, ConfigError, discover_config, load_config
+    from .rules import ALL_RULES
+    from .selection import Selection, SelectionError
+
+    try:
+        config = Config() if args.isolated else (load_config(args.config) if args.config else discover_config())
+    except ConfigError as error:
+        raise UsageError(str(error)) from None
+    try:
+        selection = Selection(
+            select=args.select if args.select is not None else config.select,
+            ignore=args.ignore if args.ignore is not None else config.ignore,
+            extend_select=list(config.extend_select) + args.extend_select,
+        )
+    except SelectionError as error:
+        raise UsageError(str(error)) from None
+    options = Options(
+        hot_decorators=tuple(config.hot_decorators) + tuple(args.hot_decorators),
+        unpooled_calls=tuple(config.unpooled_calls) + tuple(p.strip() for p in args.unpooled_calls if p.strip()),
+    )
+    _check_patterns(options.unpooled_calls)
+    if args.exclude is not None:
+        exclude = [(pattern, os.getcwd()) for pattern in args.exclude]
+    else:
+        exclude = [(pattern, config.base) for pattern in config.exclude]
+    exclude += [(pattern, os.getcwd()) for pattern in args.extend_exclude]
+    codes = frozenset(selection.codes(rule.code for rule in ALL_RULES))
+    return ScanSettings(options, codes, exclude)
 
 
 def _positive_int(value: str) -> int:
@@ -119,40 +168,17 @@ def _crashed(candidate: Any) -> Any:
 
 def run_check(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
     """`check`: discover, check (in parallel), report; the exit code."""
-    from .config import Config, ConfigError, discover_config, load_config
     from .discovery import Discovery, Excluder, expand_arguments
     from .formats import make_formatter
     from .rules import ALL_RULES
     from .runner import Runner, default_jobs
-    from .selection import Selection, SelectionError
 
-    try:
-        config = Config() if args.isolated else (load_config(args.config) if args.config else discover_config())
-    except ConfigError as error:
-        raise UsageError(str(error)) from None
-    try:
-        selection = Selection(
-            select=args.select if args.select is not None else config.select,
-            ignore=args.ignore if args.ignore is not None else config.ignore,
-            extend_select=list(config.extend_select) + args.extend_select,
-        )
-    except SelectionError as error:
-        raise UsageError(str(error)) from None
-    options = Options(
-        hot_decorators=tuple(config.hot_decorators) + tuple(args.hot_decorators),
-        unpooled_calls=tuple(config.unpooled_calls) + tuple(p.strip() for p in args.unpooled_calls if p.strip()),
-    )
-    _check_patterns(options.unpooled_calls)
-    if args.exclude is not None:
-        exclude = [(pattern, os.getcwd()) for pattern in args.exclude]
-    else:
-        exclude = [(pattern, config.base) for pattern in config.exclude]
-    exclude += [(pattern, os.getcwd()) for pattern in args.extend_exclude]
+    settings = scan_settings(args)
+    options, codes, exclude = settings
 
     errors = _Errors(stderr)
     discovery = Discovery(Excluder(exclude), errors)
     paths: Iterable[str] = expand_arguments(args.paths or ["."], stdin)
-    codes = selection.codes(rule.code for rule in ALL_RULES)
     rules = [rule for rule in ALL_RULES if rule.code in codes]
     formatter = make_formatter(args.format, stdout, rules)
     runner = Runner(_check_job, (options, codes), _crashed, args.jobs or default_jobs())

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import difflib
-import os
 import time
 from collections import Counter
 from typing import Any, Iterable, List, NamedTuple, Optional, TextIO, Tuple
@@ -31,8 +30,10 @@ class FileFixResult(NamedTuple):
     diff: Optional[str] = None
 
 
-def add_fix_parser(commands: Any, comma_list: Any, positive_int: Any) -> argparse.ArgumentParser:
-    """Register `fix` on the command line's subparsers (`comma_list`/`positive_int` are `check`'s converters)."""
+def add_fix_parser(commands: Any) -> argparse.ArgumentParser:
+    """Register `fix` on the command line's subparsers, with the scan arguments it shares with `check`."""
+    from .cli import add_scan_arguments
+
     fix = commands.add_parser(
         "fix",
         help="rewrite code to reuse connections (safe fixes; --unsafe-fixes for the rest)",
@@ -40,28 +41,11 @@ def add_fix_parser(commands: Any, comma_list: Any, positive_int: Any) -> argpars
         "`check`. Exit 0: done; 1: with --check, files would change; 2: usage error or a file that could not "
         "be processed.",
     )
-    fix.add_argument("paths", nargs="*", metavar="PATH", help="files or directories (default: .); "
-                     "`-` alone reads the list of paths from standard input, one per line")
+    add_scan_arguments(fix, "fix")
     fix.add_argument("--unsafe-fixes", action="store_true", help="also apply fixes that may change behaviour")
     mode = fix.add_mutually_exclusive_group()
     mode.add_argument("--diff", action="store_true", help="print a unified diff of the changes and write nothing")
     mode.add_argument("--check", action="store_true", help="write nothing; exit 1 if any file would change")
-    fix.add_argument("--select", type=comma_list, metavar="CODES",
-                     help="fix only these codes or prefixes (default: HTP)")
-    fix.add_argument("--ignore", type=comma_list, metavar="CODES", help="do not fix these codes or prefixes")
-    fix.add_argument("--extend-select", type=comma_list, default=[], metavar="CODES",
-                     help="add codes to those selected")
-    fix.add_argument("--exclude", type=comma_list, metavar="GLOBS",
-                     help="skip files and folders matching these globs (replaces the config's exclude)")
-    fix.add_argument("--extend-exclude", type=comma_list, default=[], metavar="GLOBS", help="add globs to exclude")
-    fix.add_argument("--unpooled-calls", action="append", default=[], metavar="PATTERN",
-                     help="an in-house call that opens its own connection, as an ast-grep pattern; repeat for more")
-    fix.add_argument("--hot-decorators", type=comma_list, default=[], metavar="NAMES",
-                     help="decorators that mark a function as run many times (comma separated)")
-    fix.add_argument("--jobs", "-j", type=positive_int, metavar="N", help="worker processes (default: the core count)")
-    fix.add_argument("--config", metavar="PYPROJECT",
-                     help="read settings from this pyproject.toml instead of the nearest one")
-    fix.add_argument("--isolated", action="store_true", help="read no config file")
     fix.add_argument("--no-progress", action="store_true", help="never show the progress line on stderr")
     return fix
 
@@ -177,34 +161,10 @@ def summary(scanned: int, changed: int, applied: "Counter[str]", unsafe_left: "C
 def run_fix(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
     """`fix`: discover, fix (in parallel), write / diff / check, summarise; the exit code."""
     from . import cli
-    from .config import Config, ConfigError, discover_config, load_config
     from .discovery import PYTHON, Discovery, Excluder, expand_arguments
-    from .rules import ALL_RULES
     from .runner import Runner, default_jobs
-    from .selection import Selection, SelectionError
 
-    try:
-        config = Config() if args.isolated else (load_config(args.config) if args.config else discover_config())
-    except ConfigError as error:
-        raise cli.UsageError(str(error)) from None
-    try:
-        selection = Selection(
-            select=args.select if args.select is not None else config.select,
-            ignore=args.ignore if args.ignore is not None else config.ignore,
-            extend_select=list(config.extend_select) + args.extend_select,
-        )
-    except SelectionError as error:
-        raise cli.UsageError(str(error)) from None
-    options = Options(
-        hot_decorators=tuple(config.hot_decorators) + tuple(args.hot_decorators),
-        unpooled_calls=tuple(config.unpooled_calls) + tuple(p.strip() for p in args.unpooled_calls if p.strip()),
-    )
-    cli._check_patterns(options.unpooled_calls)
-    if args.exclude is not None:
-        exclude = [(pattern, os.getcwd()) for pattern in args.exclude]
-    else:
-        exclude = [(pattern, config.base) for pattern in config.exclude]
-    exclude += [(pattern, os.getcwd()) for pattern in args.extend_exclude]
+    options, codes, exclude = cli.scan_settings(args)
 
     mode = DIFF if args.diff else CHECK if args.check else WRITE
     skipped: List[Tuple[str, str]] = []
@@ -216,7 +176,6 @@ def run_fix(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: Tex
 
     discovery = Discovery(Excluder(exclude), on_error)
     paths: Iterable[str] = expand_arguments(args.paths or ["."], stdin)
-    codes = frozenset(selection.codes(rule.code for rule in ALL_RULES))
     candidates = (c for c in discovery.candidates(paths) if c.kind == PYTHON)
     runner = Runner(_fix_job, (options, codes, args.unsafe_fixes, mode), _crashed, args.jobs or default_jobs())
 

@@ -125,10 +125,13 @@ def test_fifo_symlink_loop_and_symlink_out_of_the_root_are_skipped(tmp_path):
     assert [line.split(":")[0] for line in result.stdout.splitlines()] == ["./good.py"]
 
 
-def test_gate_skips_files_that_name_no_http_library(tmp_path):
-    # Not parsed at all, so a syntax error in such a file is not this tool's to report (ruff/flake8 report it);
-    # undecodable bytes and NUL bytes are still reported, as every file is decoded.
+def test_files_that_name_no_http_library_are_still_parsed(tmp_path):
+    # The byte gate skips the walk, not the parse: a broken file is reported whatever it imports.
     (tmp_path / "plain.py").write_text("def f(:\n")
     (tmp_path / "nul.py").write_bytes(b"x = 1\x00\n")
     result = _check(tmp_path)
-    assert result.stderr == "./nul.py: error: contains a NUL byte (line 1)\n"
+    assert sorted(result.stderr.splitlines()) == [
+        "./nul.py: error: contains a NUL byte (line 1)",
+        "./plain.py: error: syntax error at line 1, column 7: invalid syntax",
+    ]
+    assert result.returncode == 2

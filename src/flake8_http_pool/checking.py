@@ -47,9 +47,10 @@ def check_file(path: str, kind: str, options: Options, codes: FrozenSet[str]) ->
             from .dependency_files import check_dependency_file
 
             found = check_dependency_file(path, text)
-        elif not options.unpooled_calls and not mentions_a_library(data):
-            return FileResult(path)
-        elif not may_have_findings(text, options):
+        elif not options.unpooled_calls and not (mentions_a_library(data) and may_have_findings(text, options)):
+            # Nothing to find here, so no walk; still parsed, because a file that does not parse must be
+            # reported whatever it imports (a check that silently passes broken files would mislead).
+            parse_source(text, path)
             return FileResult(path)
         else:
             tree = parse_source(text, path)

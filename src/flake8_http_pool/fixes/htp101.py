@@ -2,7 +2,9 @@
 
 `with requests.Session() as session:` (`httpx.Client() as client`, `async with aiohttp.ClientSession() as
 session`) goes around the statement, each reported call inside becomes `session.get(...)` (grequests: gets
-`session=session`), `import requests` is added where needed and imports left unused are removed.
+`session=session`), `import requests` is added where needed and imports left unused are removed. A generator
+expression assigned to a name and consumed later in its block (`pages = (requests.get(u) for u in urls)` ...
+`for p in pages:`) gets a `with` spanning the assignment through the last statement reading the name.
 Run alone: `python -m libcst.tool codemod -x flake8_http_pool.fixes.htp101.UnpooledCallInLoopCommand PATH`.
 """
 
@@ -40,6 +42,11 @@ class UnpooledCallInLoopCommand(FindingFixCommand):
         self._in_body: Set[int] = set()  # ids of statements that sit directly in a statement list
         self._matched: Dict[int, LoopWrap] = {}  # id(original statement) -> its wrap
         self._active: Set[LoopWrap] = set()
+        # Wraps spanning a run of statements (a generator assigned, then consumed): where each run ends, and
+        # the rewritten statements opening / closing a run, found again when their block is left.
+        self._through: Dict[Tuple[int, int], LoopWrap] = {(w.through[0], w.through[1]): w for w in plan if w.through}
+        self._run_start: Dict[int, LoopWrap] = {}
+        self._run_end: Dict[int, LoopWrap] = {}
 
     # -- finding the loop statement ----------------------------------------------------------------
     def visit_Module(self, node: cst.Module) -> Optional[bool]:
@@ -104,8 +111,21 @@ class UnpooledCallInLoopCommand(FindingFixCommand):
         self, original_node: cst.CSTNode, updated_node: cst.CSTNode
     ) -> Union[cst.CSTNode, cst.RemovalSentinel, cst.FlattenSentinel[cst.CSTNode]]:
         result = super().on_leave(original_node, updated_node)
+        if isinstance(result, (cst.Module, cst.IndentedBlock)) and self._run_start:
+            return self._wrap_runs(result)
+        if self._through and id(original_node) in self._in_body:
+            starts = [self.start(original_node)]
+            if isinstance(original_node, cst.SimpleStatementLine):
+                starts += [self.start(small) for small in original_node.body]  # `pages = ...; list(pages)`
+            for start in starts:
+                ending = self._through.get(start)
+                if ending is not None and ending in self._active:
+                    self._run_end[id(result)] = ending
         wrap = self._matched.pop(id(original_node), None)
         if wrap is None:
+            return result
+        if wrap.through is not None:
+            self._run_start[id(result)] = wrap  # wrapped with the statements after it, when the block is left
             return result
         if isinstance(result, cst.SimpleStatementSuite):
             # `if x: y = [...]`: the suite becomes an indented block holding the `with`.
@@ -116,3 +136,26 @@ class UnpooledCallInLoopCommand(FindingFixCommand):
             leading = result.leading_lines
             return self._with(wrap, [result.with_changes(leading_lines=[])], leading)
         return result
+
+    def _wrap_runs(self, block: Union[cst.Module, cst.IndentedBlock]) -> Union[cst.Module, cst.IndentedBlock]:
+        """Put each run of statements, from a generator's assignment through its last reader, in one `with`."""
+        body = list(block.body)
+        grouped: List[Any] = []
+        index = 0
+        while index < len(body):
+            wrap = self._run_start.pop(id(body[index]), None)
+            if wrap is None:
+                grouped.append(body[index])
+                index += 1
+                continue
+            end = index
+            # The planner saw the last reader in this block; if it were missing the run would reach the
+            # block's end, which still keeps the session open for every read.
+            while end < len(body) - 1 and self._run_end.get(id(body[end])) is not wrap:
+                end += 1
+            run = body[index : end + 1]
+            leading = run[0].leading_lines
+            run[0] = run[0].with_changes(leading_lines=[])
+            grouped.append(self._with(wrap, run, leading))
+            index = end + 1
+        return block.with_changes(body=grouped)

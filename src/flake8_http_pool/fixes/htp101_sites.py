@@ -69,6 +69,9 @@ class LoopWrap(NamedTuple):
     name: str  # the variable the `with` binds
     is_async: bool
     calls: Tuple[CallEdit, ...]
+    # A generator expression assigned to a name and consumed later in the block: the `with` spans from the
+    # loop statement (the assignment) through this statement, the last one using the name. None: the loop alone.
+    through: Optional[Span] = None
 
 
 class _Index:
@@ -267,6 +270,88 @@ def _consumed_within(index: _Index, call: ast.Call, statement: ast.stmt) -> bool
     return True
 
 
+def _block_of(index: _Index, statement: ast.stmt) -> Optional[List[ast.stmt]]:
+    """The statement list `statement` sits in (a body, orelse, finalbody or handler body)."""
+    parent = index.parents.get(statement)
+    if parent is None:
+        return None
+    for field in ("body", "orelse", "finalbody"):
+        block = getattr(parent, field, None)
+        if isinstance(block, list) and statement in block:
+            return block
+    return None
+
+
+def _own_lines(lines: Sequence[str], block: List[ast.stmt], first: int, last: int) -> bool:
+    """Whether statements first..last of `block` share no line with another statement or a block header,
+    so the run can be re-indented as whole lines."""
+    start, end = block[first], block[last]
+    prefix = lines[start.lineno - 1].encode("utf-8")[: start.col_offset] if start.lineno <= len(lines) else b""
+    if prefix.strip():
+        return False  # `if x: pages = ...` or `a = 1; pages = ...`
+    following = block[last + 1] if last + 1 < len(block) else None
+    return following is None or following.lineno > (end.end_lineno or end.lineno)
+
+
+def _consuming_use(index: _Index, name: ast.Name) -> bool:
+    """Whether this read of a generator exhausts it before its statement ends (and does not hand it on)."""
+    parent = index.parents.get(name)
+    if isinstance(parent, (ast.For, ast.AsyncFor)) and parent.iter is name:
+        return True
+    if isinstance(parent, ast.comprehension) and parent.iter is name:
+        # A list/set/dict comprehension runs at once; a generator expression over it would be lazy again.
+        holder = index.parents.get(parent)
+        return isinstance(holder, (ast.ListComp, ast.SetComp, ast.DictComp)) and holder.generators[0] is parent
+    if isinstance(parent, ast.Call) and parent.args == [name] and not parent.keywords:
+        func = parent.func
+        called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+        return called in _EAGER_CONSUMERS
+    return False
+
+
+def _generator_extent(index: _Index, lines: Sequence[str], call: ast.Call, statement: ast.stmt) -> Optional[ast.stmt]:
+    """For `pages = (requests.get(u) for u in urls)` consumed later in the same block, the last statement of
+    that block using `pages`; None where the generator could outlive the block or escape it.
+
+    Every other occurrence of the name in the scope (nested scopes included) must be a consuming read
+    (`for p in pages`, `list(pages)`, `"".join(pages)`, ...) in a later statement of the same block."""
+    if not isinstance(statement, ast.Assign) or not isinstance(statement.value, ast.GeneratorExp):
+        return None
+    if len(statement.targets) != 1 or not isinstance(statement.targets[0], ast.Name):
+        return None
+    if not _consumed_within(index, call, statement.value):
+        return None  # a lazier generator inside the assigned one
+    target = statement.targets[0]
+    block = _block_of(index, statement)
+    scope = index.scope_of(statement)
+    if block is None:
+        return None
+    first = block.index(statement)
+    last = -1
+    for node in ast.walk(scope):
+        if node is target:
+            continue
+        if isinstance(node, (ast.Global, ast.Nonlocal)) and target.id in node.names:
+            return None
+        if isinstance(node, ast.arg) and node.arg == target.id:
+            return None
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == target.id:
+            return None
+        if not isinstance(node, ast.Name) or node.id != target.id:
+            continue
+        if not isinstance(node.ctx, ast.Load) or not _consuming_use(index, node) or index.scope_of(node) is not scope:
+            return None
+        holder: ast.AST = node
+        while index.parents.get(holder) is not None and not (isinstance(holder, ast.stmt) and holder in block):
+            holder = index.parents[holder]
+        if not (isinstance(holder, ast.stmt) and holder in block) or block.index(holder) <= first:
+            return None
+        last = max(last, block.index(holder))
+    if last < 0 or not _own_lines(lines, block, first, last):
+        return None
+    return block[last]
+
+
 def free_name(taken: Set[str], preferred: str) -> str:
     """`preferred` if unused, else `http_<preferred>`, else `<preferred>_2`, `<preferred>_3`, ..."""
     if preferred not in taken:
@@ -288,6 +373,7 @@ def plan_loop_wraps(findings: Sequence[Finding], tree: ast.Module, lines: Sequen
     """The loops to wrap this round, one library per loop; loops nested in another planned loop wait a round."""
     index = _Index(tree)
     groups: Dict[Tuple[Tuple[int, int, int, int], str], List[Tuple[Finding, ast.Call]]] = {}
+    extents: Dict[Tuple[int, int, int, int], ast.stmt] = {}
     for finding in findings:
         details = finding.details
         if finding.code != "HTP101" or not details:
@@ -310,14 +396,19 @@ def plan_loop_wraps(findings: Sequence[Finding], tree: ast.Module, lines: Sequen
         if isinstance(index.scope_of(statement), (ast.ClassDef, ast.Lambda)):
             continue  # a class body's comprehensions cannot see a name the class body binds
         if not _consumed_within(index, call, statement):
-            continue
+            # `pages = (requests.get(u) for u in urls)` read later: the `with` must last through the last read.
+            extent = _generator_extent(index, lines, call, statement)
+            if extent is None:
+                continue
+            extents[tuple(loop)] = extent  # type: ignore[index]
         groups.setdefault((tuple(loop), library), []).append((finding, call))  # type: ignore[arg-type]
 
     # One library per loop a round (the most calls first), and no loop inside another planned loop.
     chosen: Dict[Tuple[int, int, int, int], str] = {}
     for (loop, library), members in sorted(groups.items(), key=lambda item: (-len(item[1]), item[0])):
         chosen.setdefault(loop, library)
-    outermost = [loop for loop in chosen if not any(_contains(other, loop) for other in chosen)]
+    reach = {loop: _extended(loop, extents.get(loop)) for loop in chosen}
+    outermost = [loop for loop in chosen if not any(_contains(reach[other], reach[loop]) for other in chosen)]
 
     wraps = []
     for loop in sorted(outermost):
@@ -353,6 +444,15 @@ def plan_loop_wraps(findings: Sequence[Finding], tree: ast.Module, lines: Sequen
                 name,
                 library == "aiohttp",
                 tuple(edits),
+                char_span(lines, _span(extents[loop])) if loop in extents else None,
             )
         )
     return wraps
+
+
+def _extended(loop: Tuple[int, int, int, int], through: Optional[ast.stmt]) -> Tuple[int, int, int, int]:
+    """The loop statement's span, stretched to the end of the last statement the `with` also holds."""
+    if through is None:
+        return loop
+    end = _span(through)
+    return (loop[0], loop[1], end[2], end[3])

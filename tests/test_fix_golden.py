@@ -108,21 +108,6 @@ def test_libcst_not_imported_without_fixable_findings(tmp_path: Path) -> None:
     assert result.stdout.strip() == "False"
 
 
-def test_codemod_command_runs_alone_through_libcst_tool(tmp_path: Path) -> None:
-    """`python -m libcst.tool codemod -x ...` finds the command and applies it to a file."""
-    path = tmp_path / "loop.py"
-    path.write_text("import requests\n\nfor url in URLS:\n    requests.get(url)\n")
-    result = subprocess.run(
-        [sys.executable, "-m", "libcst.tool", "codemod", "-x", "--no-format",
-         "flake8_http_pool.fixes.htp101.UnpooledCallInLoopCommand", str(path)],
-        capture_output=True, text=True, timeout=120, cwd=tmp_path,
-    )
-    assert result.returncode == 0, result.stderr
-    assert path.read_text() == (
-        "import requests\n\nwith requests.Session() as session:\n    for url in URLS:\n        session.get(url)\n"
-    )
-
-
 # -- write_atomically ---------------------------------------------------------------------------------
 def test_write_keeps_mode_bits(tmp_path: Path) -> None:
     path = tmp_path / "tool.py"

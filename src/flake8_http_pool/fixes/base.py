@@ -25,6 +25,9 @@ class FindingFixCommand(VisitorBasedCodemodCommand):
     """
 
     CODE: ClassVar[str] = ""
+    # Run alone, the command plans from the findings of these rules (CODE's when empty): one command may
+    # carry out the fixes of several FIXES entries. Safety is not consulted: naming the command is the opt-in.
+    RULES: ClassVar[Tuple[str, ...]] = ()
     METADATA_DEPENDENCIES = (PositionProvider,)
 
     def __init__(self, context: CodemodContext, plan: Optional[Sequence[Any]] = None) -> None:
@@ -39,7 +42,7 @@ class FindingFixCommand(VisitorBasedCodemodCommand):
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
         if self.plan is None:
             text = tree.code
-            findings = [f for f in check_source(text) if f.code == self.CODE]
+            findings = [f for f in check_source(text) if f.code in (self.RULES or (self.CODE,))]
             self.plan = self.make_plan(findings, ast.parse(text), text) if findings else []
         if not self.plan:
             return tree

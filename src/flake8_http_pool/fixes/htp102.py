@@ -26,6 +26,7 @@ class SharedClientCommand(FindingFixCommand):
 
     DESCRIPTION = "HTP102: create one module-level requests.Session (httpx.Client) and send the calls through it."
     CODE = "HTP102"
+    RULES = ("HTP102", "HTP101")  # also HTP101's deferred and handed-on calls (FIXES["HTP101:unsafe"])
 
     def make_plan(self, findings: Sequence[Finding], tree: ast.Module, text: str) -> List[Any]:
         return list(plan_shared_clients(findings, tree, lines_of(text)))

@@ -82,7 +82,9 @@ class HoistClientCommand(FindingFixCommand):
             statements = list(body.body)
             header = body.header
         rest = [i for n, i in enumerate(updated.items) if n != position]
-        # A comment on the `with` line stays with what is left of that line's `with`.
+        # A comment on the `with` line stays with what is left of that line's `with`; when the client was its
+        # only item, the comment goes up with the client (it usually describes the client, and pragmas such
+        # as `# noqa` or `# type: ignore` must stay on its line), even where it spoke of one per iteration.
         self._lifted[hoist] = updated.with_changes(
             items=[item], lpar=cst.MaybeSentinel.DEFAULT, rpar=cst.MaybeSentinel.DEFAULT,
             body=cst.IndentedBlock(body=[], header=cst.TrailingWhitespace() if rest else header),

@@ -348,3 +348,108 @@ def test_late_patch_moved_to_the_top_keeps_output(tmp_path: Path, server: Server
     assert lines.index("monkey.patch_all()") < lines.index("import requests")
     assert after == 1
     assert not check_source(fixed)
+
+
+# -- HTP104, unsafe ----------------------------------------------------------------------------------------
+AIOHTTP_SESSION_PER_REQUEST_LOOP = """\
+import asyncio
+import sys
+
+import aiohttp
+
+
+async def fetch(url):
+    async with aiohttp.ClientSession() as s:
+        async with s.get(url) as r:
+            return await r.text()
+
+
+async def main(base):
+    for n in range(20):
+        print(await fetch(f"{base}/item/{n}"))
+
+
+asyncio.run(main(sys.argv[1]))
+"""
+
+AIOHTTP_SESSION_PER_REQUEST_GATHER = """\
+import asyncio
+import sys
+
+import aiohttp
+
+
+async def fetch(url):
+    async with aiohttp.ClientSession() as s:
+        async with s.get(url) as r:
+            return await r.text()
+
+
+async def main(base):
+    urls = [f"{base}/item/{n}" for n in range(20)]
+    for _ in range(2):
+        print(await asyncio.gather(*(fetch(u) for u in urls)))
+
+
+asyncio.run(main(sys.argv[1]))
+"""
+
+REQUESTS_SESSION_PER_CALL = """\
+import sys
+
+import requests
+
+
+def download(url):
+    s = requests.Session()
+    return s.get(url, timeout=10).json()["id"]
+
+
+def main(base):
+    for n in range(20):
+        print(download(f"{base}/item/{n}"))
+
+
+main(sys.argv[1])
+"""
+
+
+def _need_htp104() -> None:
+    if "HTP104" not in FIXES:
+        pytest.skip("HTP104's fix is not registered yet")
+
+
+@pytest.mark.parametrize(
+    "source, modules",
+    [
+        pytest.param(AIOHTTP_SESSION_PER_REQUEST_LOOP, ("aiohttp",), id="aiohttp-session-per-request-loop"),
+        pytest.param(REQUESTS_SESSION_PER_CALL, ("requests",), id="requests-session-per-call-loop"),
+    ],
+)
+def test_client_per_request_in_a_loop_becomes_one_connection(
+    tmp_path: Path, server: Server, source: str, modules: Tuple[str, ...]
+) -> None:
+    _need(*modules)
+    _need_htp104()
+    assert [f.code for f in check_source(source)] == ["HTP104"]
+    path = tmp_path / "unchanged.py"
+    path.write_text(source)
+    _fix(path)
+    assert path.read_text() == source, "an unsafe fix ran without --unsafe-fixes"
+    _, before, after, fixed = _before_and_after(tmp_path, server, source, "--unsafe-fixes")
+    assert before == 20, "each call's own client should have opened its own connection"
+    assert after == 1, fixed
+    assert not check_source(fixed)
+
+
+def test_client_per_request_gathered_shares_one_pool(tmp_path: Path, server: Server) -> None:
+    _need("aiohttp")
+    _need_htp104()
+    source = AIOHTTP_SESSION_PER_REQUEST_GATHER
+    assert [f.code for f in check_source(source)] == ["HTP104"]
+    _, before, after, fixed = _before_and_after(tmp_path, server, source, "--unsafe-fixes")
+    assert before == 40, "each gathered call's own session should have opened its own connection"
+    # One session now: a burst's 20 requests run at once, so its connector (limit 100) opens one connection
+    # per request in flight (measured: 20), and the second burst reuses them instead of opening 20 more.
+    assert 1 <= after <= 20, fixed
+    assert "async with aiohttp.ClientSession() as" in fixed and not check_source(fixed)

@@ -215,7 +215,20 @@ async def main(base):
 asyncio.run(main(sys.argv[1]))
 """
 
+REQUESTS_GENERATOR = """\
+import sys
+
+import requests
+
+BASE = sys.argv[1]
+responses = (requests.get(f"{BASE}/item/{n}", timeout=10) for n in range(20))
+print("fetching")
+for response in responses:
+    print(response.json()["id"])
+"""
+
 LOOP_PROGRAMS = [
+    pytest.param(REQUESTS_GENERATOR, ("requests",), 20, id="requests-generator-consumed-later"),
     pytest.param(REQUESTS_LOOP, ("requests",), 20, id="requests-loop"),
     pytest.param(REQUESTS_COMPREHENSION, ("requests",), 20, id="requests-comprehension"),
     pytest.param(REQUESTS_PAGINATION, ("requests",), PAGES, id="requests-while-pagination"),

@@ -11,6 +11,7 @@ import ast
 from typing import Any, Dict, List, Sequence, Tuple, Union
 
 import libcst as cst
+from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 
 from ..finding import Finding
 from .base import FindingFixCommand, lines_of
@@ -18,6 +19,16 @@ from .htp2xx_sites import ResponseEdit, Wrap, Write, plan_response_fixes
 
 _NO_SPACE = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
 _CODE = cst.Module(body=[])
+
+
+def _body_source(body: cst.BaseExpression) -> cst.BaseExpression:
+    """The inline request whose body `body` reads: `X` of `X.content` or `X.read()`."""
+    if isinstance(body, cst.Await):
+        body = body.expression
+    if isinstance(body, cst.Call):
+        body = body.func
+    assert isinstance(body, cst.Attribute)
+    return body.value
 
 
 def _append_keyword(args: List[cst.Arg], new: cst.Arg) -> List[cst.Arg]:
@@ -77,22 +88,30 @@ class ResponseFixCommand(FindingFixCommand):
         call = expression.value
         assert isinstance(call.func, cst.Attribute)
         receiver = _CODE.code_for_node(call.func.value)
-        body = call.args[0].value
-        assert isinstance(body, cst.Attribute)
         response = write.response or write.inline_name
         chunk = write.chunk
         items = []
         if write.response is None:
-            items.append(f"{_CODE.code_for_node(body.value)} as {response}")
+            items.append(f"{_CODE.code_for_node(_body_source(call.args[0].value))} as {response}")
         if write.writer == "write_bytes":
             items.append(f'{receiver}.open("wb") as {write.file_name}')
             target = write.file_name
         else:
             target = receiver
-        loop = f"for {chunk} in {response}.{write.iterator}:\n    {target}.write({chunk})\n"
+        if write.copier is not None:
+            if write.import_copier:
+                AddImportsVisitor.add_needed_import(self.context, "shutil")
+            code = f"{write.copier}.copyfileobj({response}, {target})\n"
+        else:
+            loop = "async for" if write.asynchronous else "for"
+            code = f"{loop} {chunk} in {response}.{write.iterator}:\n    {target}.write({chunk})\n"
         if items:
-            loop = f"with {', '.join(items)}:\n" + "".join(f"    {line}\n" for line in loop.splitlines())
-        statement = cst.parse_statement(loop)
+            code = f"with {', '.join(items)}:\n" + "".join(f"    {line}\n" for line in code.splitlines())
+        statement = cst.parse_statement(code)
+        if isinstance(statement, cst.SimpleStatementLine):  # a copy in place of the write: its comment stays
+            return statement.with_changes(
+                leading_lines=updated_node.leading_lines, trailing_whitespace=updated_node.trailing_whitespace
+            )
         assert isinstance(statement, (cst.For, cst.With)) and isinstance(statement.body, cst.IndentedBlock)
         # The write line's own comment now ends the new header line.
         body_block = statement.body.with_changes(header=updated_node.trailing_whitespace)
@@ -115,10 +134,18 @@ class ResponseFixCommand(FindingFixCommand):
             first = updated[position]
             assert last < len(original) and isinstance(first, cst.SimpleStatementLine)
             assign = first.body[0]
-            assert isinstance(assign, cst.Assign)
-            item = cst.WithItem(item=assign.value, asname=cst.AsName(name=cst.Name(wrap.name)))
+            assert isinstance(assign, (cst.Assign, cst.AnnAssign)) and assign.value is not None
+            value = assign.value
+            source = original[position]
+            if isinstance(assign, cst.AnnAssign) and isinstance(source, cst.SimpleStatementLine):
+                # The annotation goes with the assignment: an import only it used goes too.
+                RemoveImportsVisitor.remove_unused_import_by_node(self.context, source.body[0])
+            if isinstance(value, cst.Await):  # `r = await client.get(u)` becomes `async with client.stream(...)`
+                value = value.expression
+            item = cst.WithItem(item=value, asname=cst.AsName(name=cst.Name(wrap.name)))
             block = cst.IndentedBlock(body=list(updated[position + 1:last + 1]), header=first.trailing_whitespace)
-            out.append(cst.With(items=[item], body=block, leading_lines=first.leading_lines))
+            asynchronous = cst.Asynchronous() if wrap.asynchronous else None
+            out.append(cst.With(items=[item], body=block, leading_lines=first.leading_lines, asynchronous=asynchronous))
             position = last + 1
         return out
 

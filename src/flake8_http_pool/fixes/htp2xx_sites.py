@@ -1,8 +1,11 @@
 """Which HTP201/HTP202/HTP203 findings the response fixes can rewrite, and the plan for each (stdlib only).
 
 All three rewrite the same thing: a response that should be streamed and closed. The request gets
-`stream=True` (httpx: becomes `X.stream("GET", ...)`), the statement binding the response becomes a `with`
-spanning every statement that uses it, and (HTP201) the whole-body write becomes a chunked one. A site is
+`stream=True` (httpx: becomes `X.stream("GET", ...)`; `await client.get(u)` becomes `async with
+client.stream(...)`), the statement binding the response becomes a `with` spanning every statement that uses
+it, and (HTP201) the whole-body write becomes a chunked one. HTP201 also covers aiohttp (a response already
+an `async with` target: `async for chunk in resp.content.iter_chunked(65536)`) and urllib
+(`shutil.copyfileobj(resp, f)`, an inline `urlopen(u)` getting a `with`), where the request stays. A site is
 left report-only whenever the response, or an iterator over its body, could be used after the `with` ends,
 or the body is read some other way too. The libcst command in `htp2xx.py` (run as `htp201.py`,
 `htp202.py`, `htp203.py`) carries the plan out.
@@ -14,7 +17,7 @@ import ast
 from typing import List, NamedTuple, Optional, Sequence, Set, Tuple
 
 from ..finding import Finding
-from .htp101_sites import _Index, free_name
+from .htp101_sites import _Index, _module_binding, free_name
 from .positions import Span, char_span
 
 _REQUESTS = frozenset({"requests", "niquests"})
@@ -25,6 +28,16 @@ _HEAD_ATTRS = frozenset(
     {"status_code", "ok", "headers", "raise_for_status", "url", "reason", "encoding", "elapsed", "history",
      "cookies", "links", "is_redirect", "is_permanent_redirect", "request", "http_version", "is_success",
      "is_error", "reason_phrase", "next", "apparent_encoding"}
+)
+# aiohttp's and urllib's answers to the same questions (aiohttp's `content` is the body stream: not here).
+_AIOHTTP_HEAD_ATTRS = frozenset(
+    {"status", "ok", "headers", "raw_headers", "raise_for_status", "url", "real_url", "reason", "method",
+     "version", "history", "cookies", "links", "request_info", "content_type", "charset", "content_length",
+     "get_encoding"}
+)
+_URLLIB_HEAD_ATTRS = frozenset(
+    {"status", "getcode", "code", "headers", "info", "msg", "geturl", "url", "reason", "getheader", "getheaders",
+     "version"}
 )
 _STREAM_APIS = frozenset(
     {"iter_content", "iter_lines", "raw", "iter_bytes", "iter_text", "iter_raw", "aiter_bytes", "aiter_text",
@@ -42,11 +55,13 @@ _KEEPING_STATEMENTS = (ast.Return, ast.Assign, ast.AnnAssign, ast.AugAssign)
 
 
 class Wrap(NamedTuple):
-    """Statements to put under `with <request> as <name>:` — the first is `<name> = <request>`."""
+    """Statements to put under `with <request> as <name>:` — the first is `<name> = <request>` (or
+    `<name>: T = <request>`, or `<name> = await <request>`, which becomes `async with`)."""
 
     first: Span  # libcst units (characters)
     last: Span
     name: str
+    asynchronous: bool = False
 
 
 class Write(NamedTuple):
@@ -59,6 +74,9 @@ class Write(NamedTuple):
     inline_name: str
     file_name: str  # for write_bytes: the name the opened file gets
     chunk: str
+    asynchronous: bool = False  # `async for` (aiohttp, httpx.AsyncClient)
+    copier: Optional[str] = None  # urllib: `<copier>.copyfileobj(<response>, <file>)` instead of a loop
+    import_copier: bool = False  # `import shutil` is needed
 
 
 class ResponseEdit(NamedTuple):
@@ -137,13 +155,34 @@ def _keeps_body_iterator(index: _Index, attribute: ast.Attribute) -> bool:
     return isinstance(node, _KEEPING_STATEMENTS)
 
 
+def _value_of(index: _Index, call: ast.Call) -> ast.expr:
+    """The expression the response is bound from: the call, or `await call`."""
+    parent = index.parents.get(call)
+    return parent if isinstance(parent, ast.Await) else call
+
+
+def _binding_statement(index: _Index, call: ast.Call) -> Optional[ast.stmt]:
+    """`r = <call>`, `r: T = <call>` or `r = await <call>` (a function's local: a module-level annotation
+    is stored in `__annotations__`, which the `with` would drop)."""
+    value = _value_of(index, call)
+    statement = index.parents.get(value)
+    if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and statement.value is value:
+        return statement
+    if isinstance(statement, ast.AnnAssign) and statement.value is value and statement.simple:
+        return statement if not isinstance(_frame(index, statement), ast.Module) else None
+    return None
+
+
 def response_uses(index: _Index, call: ast.Call, name: str) -> Optional[List[ast.Attribute]]:
     """The `r.<attr>` uses of the response `name` bound by `name = call` (or `with call as name`) in its
     function; None where the response may be seen from anywhere else (another binding, a closure, a bare use)."""
     assign = index.parents.get(call)
     target: Optional[ast.expr] = None
-    if isinstance(assign, ast.Assign) and len(assign.targets) == 1 and assign.value is call:
-        target = assign.targets[0]
+    statement = _binding_statement(index, call)
+    if isinstance(statement, ast.Assign):
+        target = statement.targets[0]
+    elif isinstance(statement, ast.AnnAssign):
+        target = statement.target
     elif isinstance(assign, ast.withitem) and assign.context_expr is call:
         target = assign.optional_vars  # `with requests.get(u) as r:`
     if not (isinstance(target, ast.Name) and target.id == name):
@@ -182,10 +221,10 @@ def plan_wrap(
     """The `with` for `name = call` when every use of the response sits in the statements after it in the
     same block, and no iterator over its body is kept past them; None otherwise."""
     uses = response_uses(index, call, name)
-    if not uses:
+    statement = _binding_statement(index, call)
+    if not uses or statement is None:
         return None
-    statement = index.parents[call]
-    block = _statement_list(index, statement)  # type: ignore[arg-type]
+    block = _statement_list(index, statement)
     if block is None:
         return None
     first = next(i for i, s in enumerate(block) if s is statement)
@@ -199,7 +238,10 @@ def plan_wrap(
         if use.attr in _STREAM_APIS and _keeps_body_iterator(index, use):
             return None
         last = max(last, position)
-    wrap = Wrap(char_span(lines, _span(block[first])), char_span(lines, _statement_span(block[last])), name)
+    asynchronous = isinstance(_value_of(index, call), ast.Await)
+    wrap = Wrap(
+        char_span(lines, _span(block[first])), char_span(lines, _statement_span(block[last])), name, asynchronous
+    )
     return wrap, uses
 
 
@@ -221,10 +263,30 @@ def _has_keyword(call: ast.Call, name: str) -> bool:
     return any(keyword.arg == name for keyword in call.keywords)
 
 
+def _body_source(body: ast.expr, library: str) -> Optional[ast.expr]:
+    """What the whole-body expression reads the body of (the response, or the inline request): `X` of
+    `X.content` (requests, httpx), `X.read()` (urllib), `await X.read()` / `await X.content.read()` (aiohttp);
+    None for any other form (`.text` is a str for a text file, and a chunk iterator yields bytes)."""
+    if library in _REQUESTS | _HTTPX:
+        return body.value if isinstance(body, ast.Attribute) and body.attr == "content" else None
+    read = body.value if library == "aiohttp" and isinstance(body, ast.Await) else body
+    if library not in ("aiohttp", "urllib.request") or read is body and library == "aiohttp":
+        return None
+    if not (isinstance(read, ast.Call) and isinstance(read.func, ast.Attribute) and read.func.attr == "read"):
+        return None
+    if read.args or read.keywords:
+        return None
+    source = read.func.value
+    if library == "aiohttp" and isinstance(source, ast.Attribute) and source.attr == "content":
+        source = source.value  # `await resp.content.read()`
+    return source
+
+
 def _plan_write(
     index: _Index, finding: Finding, call: ast.Call, library: str, response: Optional[str], lines: Sequence[str]
 ) -> Optional[Write]:
-    """The chunked write replacing `f.write(<body>)` / `P.write_bytes(<body>)`, when the statement is just that."""
+    """The chunked write replacing `f.write(<body>)` / `P.write_bytes(<body>)`, when the statement is just that:
+    a loop over the body's chunks, or (urllib) `shutil.copyfileobj(resp, f)`."""
     details = finding.details
     write = index.calls.get(tuple(details.get("write") or ()))  # type: ignore[arg-type]
     statement = index.parents.get(write) if write is not None else None
@@ -233,16 +295,16 @@ def _plan_write(
     if len(write.args) != 1 or write.keywords or not isinstance(write.func, ast.Attribute):
         return None
     body = write.args[0]
-    # Only `.content`: `.text` is a str for a text file, and a chunk iterator yields bytes.
-    if not (isinstance(body, ast.Attribute) and body.attr == "content" and _span(body) == tuple(details["body"])):
+    source = _body_source(body, library)
+    if source is None or _span(body) != tuple(details["body"]):
         return None
     if response is None:
-        if body.value is not call:
+        if source is not call:
             return None
         block = _statement_list(index, statement)
         if block is None or not _alone_on_its_lines(block, next(i for i, s in enumerate(block) if s is statement)):
             return None
-    elif not (isinstance(body.value, ast.Name) and body.value.id == response):
+    elif not (isinstance(source, ast.Name) and source.id == response):
         return None
     frame = _frame(index, statement)
     if frame is None:
@@ -251,17 +313,70 @@ def _plan_write(
     chunk = free_name(taken, "chunk")
     inline_name = free_name(taken | {chunk}, "r")
     file_name = free_name(taken | {chunk, inline_name}, "f")
-    iterator = "iter_content(chunk_size=65536)" if library in _REQUESTS else "iter_bytes()"
+    copier: Optional[str] = None
+    import_copier = False
+    asynchronous = library == "aiohttp" or isinstance(_value_of(index, call), ast.Await)
+    if library in _REQUESTS:
+        iterator = "iter_content(chunk_size=65536)"
+    elif library == "aiohttp":
+        iterator = "content.iter_chunked(65536)"
+    elif library == "urllib.request":
+        iterator = ""
+        copier, import_copier = _module_binding(index, "shutil", statement)
+        if copier is None:
+            return None  # `shutil` means something else here
+    else:
+        iterator = "aiter_bytes()" if asynchronous else "iter_bytes()"
     return Write(
-        char_span(lines, _span(statement)), str(details["writer"]), iterator, response, inline_name, file_name, chunk
+        char_span(lines, _span(statement)), str(details["writer"]), iterator, response, inline_name, file_name, chunk,
+        asynchronous, copier, import_copier,
     )
+
+
+def _inside(index: _Index, node: ast.AST, holder: ast.AST) -> bool:
+    """`node` runs within `holder` (a `with` statement's body), not in a nested function."""
+    current = index.parents.get(node)
+    while current is not None and not isinstance(current, _NESTED_SCOPES):
+        if current is holder:
+            return True
+        current = index.parents.get(current)
+    return False
 
 
 def _request_call(index: _Index, finding: Finding) -> Optional[ast.Call]:
     call = index.calls.get((finding.line, finding.col, finding.end_line, finding.end_col))
-    if call is None or isinstance(index.parents.get(call), ast.Await):
-        return None  # an awaited request (httpx.AsyncClient) would need `async with`: report only
+    if call is None:
+        return None
+    if isinstance(index.parents.get(call), ast.Await) and str(finding.details.get("client")) != "httpx.AsyncClient":
+        return None  # only an awaited httpx.AsyncClient request has an `async with` form (`client.stream`)
     return call
+
+
+def _plan_reader(
+    index: _Index, finding: Finding, call: ast.Call, library: str, lines: Sequence[str]
+) -> Optional[ResponseEdit]:
+    """HTP201 for aiohttp (`async with X.get(u) as resp:`, then `async for chunk in resp.content.iter_chunked`)
+    and urllib (`shutil.copyfileobj(resp, f)`): the request itself is left as it is."""
+    details = finding.details
+    response = details.get("response")
+    in_with = bool(details.get("in_with"))
+    if library == "aiohttp" and not (response and in_with):
+        return None  # `resp = await session.get(u)`: who releases it is the author's business
+    write = _plan_write(index, finding, call, library, response, lines)
+    if write is None:
+        return None
+    if response:
+        uses = response_uses(index, call, response)
+        head = _AIOHTTP_HEAD_ATTRS if library == "aiohttp" else _URLLIB_HEAD_ATTRS
+        if not uses or len([u for u in uses if u.attr not in head]) != 1:
+            return None  # the body is read some other way too (or the response goes elsewhere)
+        item = index.parents.get(call)
+        holder = index.parents.get(item) if item is not None else None
+        write_call = index.calls.get(tuple(details["write"]))  # type: ignore[arg-type]
+        if in_with and (holder is None or write_call is None or not _inside(index, write_call, holder)):
+            return None  # read after the `with` released it: leave that to the author
+    request_span = char_span(lines, _span(call))
+    return ResponseEdit(finding.code, request_span, False, None, None, write, _lines(index, call, None, write))
 
 
 def _plan_one(index: _Index, finding: Finding, lines: Sequence[str]) -> Optional[ResponseEdit]:
@@ -269,8 +384,12 @@ def _plan_one(index: _Index, finding: Finding, lines: Sequence[str]) -> Optional
     library = details.get("library")
     call = _request_call(index, finding)
     # In an `async def` a plain `with` still suits a blocking request (HTP403 is reported there anyway); an
-    # awaited one (`await client.get(u)`) is left alone by `_request_call`.
-    if call is None or library not in (_REQUESTS | _HTTPX):
+    # awaited one gets `async with` (httpx.AsyncClient) or is left alone by `_request_call`.
+    if call is None:
+        return None
+    if library in ("aiohttp", "urllib.request") and finding.code == "HTP201":
+        return _plan_reader(index, finding, call, str(library), lines)
+    if library not in (_REQUESTS | _HTTPX):
         return None
     response = details.get("response")
     in_with = bool(details.get("in_with"))
@@ -315,8 +434,8 @@ def _plan_one(index: _Index, finding: Finding, lines: Sequence[str]) -> Optional
             return None
     elif response:
         # `with requests.get(u) as r:` closes it already: only the write changes, if it is the one body read.
-        uses = response_uses(index, call, response) if library in _REQUESTS else None
-        if not uses or len([u for u in uses if u.attr not in _HEAD_ATTRS]) != 1:
+        in_with_uses = response_uses(index, call, response) if library in _REQUESTS else None
+        if not in_with_uses or len([u for u in in_with_uses if u.attr not in _HEAD_ATTRS]) != 1:
             return None
     add_stream = library in _REQUESTS and details.get("stream") is False
     return ResponseEdit(code, request_span, add_stream, httpx_method, wrap, write, _lines(index, call, wrap, write))
@@ -346,4 +465,3 @@ def plan_response_fixes(
             continue
         edits.append(edit)
     return edits
-

@@ -1,0 +1,57 @@
+"""Helpers shared by the benchmark scripts: timing child processes with their peak memory, medians, paths."""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import sysconfig
+import time
+from pathlib import Path
+from typing import Dict, List, NamedTuple, Optional, Sequence
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+CACHE = HERE / ".cache"
+
+
+class Timed(NamedTuple):
+    seconds: float
+    peak_rss_mib: float  # the largest resident set of the child or any process it waited for
+    returncode: int
+
+
+def timed_run(cmd: Sequence[str], cwd: Optional[str] = None, env: Optional[Dict[str, str]] = None) -> Timed:
+    """Run `cmd` with its output discarded; wall time and peak RSS (from wait4, so worker processes count)."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(list(cmd), cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+    elapsed = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return Timed(elapsed, usage.ru_maxrss / 1024, proc.returncode)
+
+
+def median(values: Sequence[float]) -> float:
+    return statistics.median(values)
+
+
+def stdlib_files() -> List[str]:
+    """Every .py file of this interpreter's standard library (its site-packages excluded), sorted."""
+    root = sysconfig.get_paths()["stdlib"]
+    out = []
+    for directory, subdirs, files in os.walk(root):
+        subdirs[:] = sorted(d for d in subdirs if d not in ("site-packages", "__pycache__"))
+        out += [os.path.join(directory, name) for name in sorted(files) if name.endswith(".py")]
+    return out
+
+
+def tool(name: str) -> str:
+    """A console script installed beside this interpreter (the virtualenv's bin/)."""
+    candidate = Path(sys.executable).parent / name
+    return str(candidate) if candidate.exists() else name
+
+
+def fmt_s(seconds: float) -> str:
+    return f"{seconds:.2f} s" if seconds < 100 else f"{seconds:.0f} s"

@@ -148,6 +148,8 @@ class Analysis:
             return meaning.node
         if meaning.kind == "class" and isinstance(meaning.node, ClassInfo):
             return self._method(meaning.node, "__init__")
+        if meaning.kind == "instance" and isinstance(meaning.node, ClassInfo):
+            return self._method(meaning.node, "__call__")  # `self(t)`, `fetcher(u)`
         return None
 
     def _method(self, cls: ClassInfo, name: str) -> Optional[FunctionInfo]:

@@ -32,10 +32,23 @@ class Binding(NamedTuple):
     scope: "Scope"
 
 
+class AttributeStore(NamedTuple):
+    """A store to an attribute: `obj.attr = value` (`setattr(obj, "attr", value)`), anywhere in the module.
+
+    value: the expression stored, or None when the statement stores something the rules cannot follow
+    (`obj.attr += 1`, `a, obj.attr = ...`, `for obj.attr in ...`, `setattr(obj, name, value)`; attr "*" then).
+    """
+
+    base: ast.expr
+    attr: str
+    value: Optional[ast.expr]
+    scope: "Scope"
+
+
 class Scope:
     """A Python scope: module, class, function, lambda or comprehension."""
 
-    __slots__ = ("kind", "node", "parent", "bindings", "globals", "nonlocals", "function")
+    __slots__ = ("kind", "node", "parent", "bindings", "globals", "nonlocals", "function", "attribute_stores")
 
     def __init__(self, kind: str, node: ast.AST, parent: Optional["Scope"]) -> None:
         self.kind = kind
@@ -45,6 +58,8 @@ class Scope:
         self.globals: Set[str] = set()
         self.nonlocals: Set[str] = set()
         self.function: Optional[FunctionInfo] = None
+        # The module scope only: every attribute store of the module, by attribute name.
+        self.attribute_stores: Dict[str, List[AttributeStore]] = {}
 
     def module(self) -> "Scope":
         scope = self
@@ -69,7 +84,7 @@ class Scope:
 
 
 class ClassInfo:
-    __slots__ = ("node", "name", "scope", "methods", "bases")
+    __slots__ = ("node", "name", "scope", "methods", "bases", "_ancestors", "_instance_attributes")
 
     def __init__(self, node: ast.ClassDef, scope: Scope) -> None:
         self.node = node
@@ -77,6 +92,35 @@ class ClassInfo:
         self.scope = scope  # the class body's own scope
         self.methods: Dict[str, FunctionInfo] = {}
         self.bases = node.bases
+        self._ancestors: Optional[Tuple["ClassInfo", ...]] = None
+        # attribute name -> what `self.<name>` holds (None: unknown), filled as asked
+        self._instance_attributes: Dict[str, Optional["Meaning"]] = {}
+
+    def ancestors(self) -> Tuple["ClassInfo", ...]:
+        """This class and its bases defined in this module, transitively (a base named anything else is skipped)."""
+        if self._ancestors is None:
+            self._ancestors = (self,)  # a cycle through a rebound name stops here
+            # Depth first, bases left to right: the order attribute lookup follows in simple hierarchies.
+            found: List[ClassInfo] = []
+            stack: List[ClassInfo] = [self]
+            while stack and len(found) < 64:
+                cls = stack.pop()
+                if any(cls is f for f in found):
+                    continue
+                found.append(cls)
+                outer = cls.scope.parent or cls.scope
+                bases = []
+                for base in cls.bases:
+                    meaning = resolve(base, outer, 6)
+                    if meaning is not None and meaning.kind == "class" and isinstance(meaning.node, ClassInfo):
+                        bases.append(meaning.node)
+                stack.extend(reversed(bases))
+            self._ancestors = tuple(found)
+        return self._ancestors
+
+    def related(self, other: "ClassInfo") -> bool:
+        """An instance of one may be an instance of the other: the same class, or one derives from the other."""
+        return other in self.ancestors() or self in other.ancestors()
 
 
 class FunctionInfo:
@@ -183,9 +227,9 @@ def resolve(expr: ast.AST, scope: Scope, depth: int = 0) -> Optional[Meaning]:
         if base.kind == "client":
             return Meaning("method", base.qual, base.node, expr.attr)
         if base.kind in ("class", "instance"):
-            # `Fetcher.fetch` and `Fetcher().fetch` / `fetcher.fetch` name the def of this module.
-            method = class_method(base.node, expr.attr) if isinstance(base.node, ClassInfo) else None
-            return Meaning("function", node=method) if method is not None else None
+            # `Fetcher.fetch` and `Fetcher().fetch` / `self.fetch` name the def of this module; `self.session`
+            # a client when every store to it is a client constructor.
+            return class_attribute(base.node, expr.attr, depth + 1) if isinstance(base.node, ClassInfo) else None
         if base.kind == "pool":
             return Meaning("pool_method", base.qual, base.node, expr.attr)
         return None
@@ -227,18 +271,110 @@ def _call_meaning(call: ast.Call, scope: Scope, depth: int) -> Optional[Meaning]
 
 
 def class_method(cls: ClassInfo, name: str, depth: int = 0) -> Optional["FunctionInfo"]:
-    """The def `name` of a class of this module, or of one of its bases defined in this module."""
-    found = cls.methods.get(name)
-    if found is not None or depth > 8:
-        return found
-    outer = cls.scope.parent or cls.scope
-    for base in cls.bases:
-        meaning = resolve(base, outer, depth + 1)
-        if meaning is not None and meaning.kind == "class" and isinstance(meaning.node, ClassInfo):
-            found = class_method(meaning.node, name, depth + 1)
-            if found is not None:
-                return found
+    """The def `name` of a class of this module, or of one of its bases defined in this module, also when the
+    class body names it under another name (`__call__ = translate`, `fetch = get_page`)."""
+    meaning = class_attribute(cls, name, depth)
+    if meaning is not None and meaning.kind == "function" and isinstance(meaning.node, FunctionInfo):
+        return meaning.node
     return None
+
+
+def _class_body_binding(cls: ClassInfo, name: str) -> Optional[Binding]:
+    """The binding of `name` in the body of the class or, failing that, of its first base (in this module) to
+    have one: what `Cls.name` finds before any store from outside the body."""
+    for owner in cls.ancestors():
+        found = owner.scope.bindings.get(name)
+        if found:
+            return _pick(found, None)
+    return None
+
+
+def _is_none(expr: object) -> bool:
+    return isinstance(expr, ast.Constant) and expr.value is None
+
+
+def class_attribute(cls: ClassInfo, name: str, depth: int = 0) -> Optional[Meaning]:
+    """What `Cls.name` / `instance.name` holds: a method (a def of the class body, or a name of it bound to
+    one), else a client when every value the module gives the attribute — in the class body, and through
+    `obj.name = ...` on anything that may be an instance of the class — is a client constructor of one kind
+    (`None` placeholders aside); else None. Computed once per class and name."""
+    binding = _class_body_binding(cls, name)
+    if binding is not None:
+        if binding.kind == DEF:
+            return Meaning("function", node=binding.value)
+        if binding.kind == ASSIGN and isinstance(binding.value, (ast.Name, ast.Attribute)):
+            meaning = binding_meaning(binding, depth + 1)
+            if meaning is not None and meaning.kind == "function":
+                return meaning  # an alias of a method: `__call__ = translate`
+    cache = cls._instance_attributes
+    if name in cache:
+        return cache[name]
+    cache[name] = None  # a store that reads the attribute itself (`self.s = self.s or ...`) sees "unknown"
+    cache[name] = _stored_client(cls, name, binding, depth)
+    return cache[name]
+
+
+def _stored_client(cls: ClassInfo, name: str, binding: Optional[Binding], depth: int) -> Optional[Meaning]:
+    values: List[Tuple[ast.expr, Scope]] = []
+    if binding is not None:
+        if binding.kind != ASSIGN or not isinstance(binding.value, ast.expr):
+            return None
+        if not _is_none(binding.value):
+            values.append((binding.value, binding.scope))
+    stores = cls.scope.module().attribute_stores
+    for store in (*stores.get(name, ()), *stores.get("*", ())):
+        if not _may_store_on(store, cls, depth):
+            continue
+        if store.value is None:
+            return None
+        if not _is_none(store.value):
+            values.append((store.value, store.scope))
+    qual = ""
+    for value, scope in values:
+        meaning = resolve(value, scope, depth + 1)
+        # Only a constructor: a client handed in (a parameter) may be anything its caller built.
+        if meaning is None or meaning.kind != "client" or not isinstance(meaning.node, ast.Call):
+            return None
+        if qual and meaning.qual != qual:
+            return None
+        qual = meaning.qual
+    return Meaning("client", qual, None) if qual else None
+
+
+def _may_store_on(store: AttributeStore, cls: ClassInfo, depth: int) -> bool:
+    """The store may change the attribute of `cls`'s instances: its object is one of them (or of a related
+    class), the class itself, or something unknown."""
+    meaning = resolve(store.base, store.scope, depth + 1)
+    if meaning is None:
+        return True
+    if meaning.kind in ("instance", "class") and isinstance(meaning.node, ClassInfo):
+        return cls.related(meaning.node)
+    return False
+
+
+# Methods whose first parameter is the class, without a decorator saying so.
+_IMPLICIT_CLASSMETHODS = frozenset({"__new__", "__init_subclass__", "__class_getitem__"})
+
+
+def _self_meaning(binding: Binding) -> Optional[Meaning]:
+    """The first parameter of a method: an instance of its class (`self`), or the class (`cls`)."""
+    scope = binding.scope
+    func = scope.function
+    if scope.kind != "function" or func is None or func.cls is None:
+        return None
+    args = func.node.args
+    positional = [*getattr(args, "posonlyargs", ()), *args.args]
+    if not positional or all(b is not binding for b in scope.bindings.get(positional[0].arg, ())):
+        return None
+    names = set()
+    for decorator in func.node.decorator_list:
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        names.add(target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", ""))
+    if "staticmethod" in names:
+        return None
+    if "classmethod" in names or func.name in _IMPLICIT_CLASSMETHODS:
+        return Meaning("class", node=func.cls)
+    return Meaning("instance", node=func.cls)
 
 
 def binding_meaning(binding: Binding, depth: int = 0) -> Optional[Meaning]:
@@ -254,12 +390,14 @@ def binding_meaning(binding: Binding, depth: int = 0) -> Optional[Meaning]:
         return Meaning("function", node=binding.value)
     if kind == CLASS:
         return Meaning("class", node=binding.value)
-    if kind == PARAM and isinstance(binding.value, ast.AST):
+    if kind == PARAM:
         # `session: requests.Session` — a parameter annotated with a client class holds such a client.
         annotation = binding.value
-        if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
-            return None
-        meaning = resolve(annotation, binding.scope, depth + 1)
-        if meaning is not None and meaning.kind == "lib" and meaning.qual in CLIENT_CONSTRUCTORS:
-            return Meaning("client", meaning.qual, None)
+        if isinstance(annotation, ast.AST) and not (
+            isinstance(annotation, ast.Constant) and isinstance(annotation.value, str)
+        ):
+            meaning = resolve(annotation, binding.scope, depth + 1)
+            if meaning is not None and meaning.kind == "lib" and meaning.qual in CLIENT_CONSTRUCTORS:
+                return Meaning("client", meaning.qual, None)
+        return _self_meaning(binding)
     return None

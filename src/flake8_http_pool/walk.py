@@ -9,7 +9,9 @@ from __future__ import annotations
 import ast
 from typing import Dict, List, NamedTuple, Optional, Tuple
 
-from .bindings import ASSIGN, CLASS, DEF, IMPORT, OTHER, PARAM, WITH, ClassInfo, FunctionInfo, Scope, lookup
+from .bindings import (
+    ASSIGN, CLASS, DEF, IMPORT, OTHER, PARAM, WITH, AttributeStore, ClassInfo, FunctionInfo, Scope, lookup,
+)
 from .libraries import STAR_EXPORTS, canonical
 
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
@@ -208,6 +210,12 @@ def collect(tree: ast.Module) -> ModuleFacts:
             push((node.func, ctx))
             for kw in node.keywords:
                 parents[id(kw)] = node
+            if isinstance(node.func, ast.Name) and node.func.id == "setattr" and len(node.args) == 3:
+                name = node.args[1]
+                if isinstance(name, ast.Constant) and isinstance(name.value, str):
+                    _record_store(facts, node.args[0], name.value, node.args[2], ctx.scope)
+                else:
+                    _record_store(facts, node.args[0], "*", None, ctx.scope)  # any attribute: unknown
             continue
         if isinstance(node, ast.Name):
             if isinstance(node.ctx, ast.Load):
@@ -297,8 +305,22 @@ def collect(tree: ast.Module) -> ModuleFacts:
                 ctx.scope.bind(node.rest, _start(node), OTHER)
         elif isinstance(node, ast.Delete):
             continue
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+            holder = parents.get(id(node))
+            if isinstance(holder, ast.Assign) and any(t is node for t in holder.targets):
+                _record_store(facts, node.value, node.attr, holder.value, ctx.scope)
+            elif isinstance(holder, ast.AnnAssign) and holder.target is node:
+                if holder.value is not None:  # `self.s: Session` alone declares, stores nothing
+                    _record_store(facts, node.value, node.attr, holder.value, ctx.scope)
+            else:  # `+=`, unpacking, a `for` / `with` target: a value the rules cannot follow
+                _record_store(facts, node.value, node.attr, None, ctx.scope)
         push_children(node, ctx)
     return facts
+
+
+def _record_store(facts: ModuleFacts, base: ast.expr, attr: str, value: Optional[ast.expr], scope: Scope) -> None:
+    stores = facts.module_scope.attribute_stores
+    stores.setdefault(attr, []).append(AttributeStore(base, attr, value, scope))
 
 
 def _enter_function(node, ctx: Ctx, facts: ModuleFacts, push_list, push_one) -> None:

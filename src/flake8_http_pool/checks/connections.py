@@ -504,14 +504,15 @@ def _all_uses_are_calls(analysis: "Analysis", func: FunctionInfo, callers: List[
         return False
     if _passed_as_callable(analysis, func):
         return False
-    if func.cls is None:
-        for use in analysis.name_uses(func.name):
-            binding = analysis.binding_of(use.node, use.ctx.scope)
-            if binding is None or binding.kind != DEF or binding.value is not func:
-                continue
-            parent = analysis.parent(use.node)
-            if not (isinstance(parent, ast.Call) and parent.func is use.node):
-                return False
+    # A name that reaches the def without calling it hands it on: to anyone (`callbacks = [fetch]`), or, in a
+    # class body, under another name (`__call__ = translate`) that callers outside this module may use.
+    for use in analysis.name_uses(func.name):
+        binding = analysis.binding_of(use.node, use.ctx.scope)
+        if binding is None or binding.kind != DEF or binding.value is not func:
+            continue
+        parent = analysis.parent(use.node)
+        if not (isinstance(parent, ast.Call) and parent.func is use.node):
+            return False
     return True
 
 

@@ -25,6 +25,12 @@ from flake8_http_pool.engine import check_source
 from flake8_http_pool.fixes import FIXES
 
 PAGES = 5  # the paginated listing: /pages?page=0 .. 4, each with a "next" link but the last
+_BLOB_BLOCK = bytes(range(256)) * 4096  # /blob?size=N repeats this 1 MiB block (cut short at the end)
+
+
+def blob(size: int) -> bytes:
+    """The body /blob?size=N sends."""
+    return (_BLOB_BLOCK * (size // len(_BLOB_BLOCK) + 1))[:size]
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -35,6 +41,9 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:  # noqa: N802 - the name http.server calls
         parts = urlsplit(self.path)
         query = parse_qs(parts.query)
+        if parts.path == "/blob":
+            self._send_blob(int(query["size"][0]))
+            return
         if parts.path == "/pages":
             page = int(query.get("page", ["0"])[0])
             following = f"/pages?page={page + 1}" if page + 1 < PAGES else None
@@ -49,6 +58,18 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
+
+    def _send_blob(self, size: int) -> None:
+        """`size` bytes of `blob(size)` with Content-Length, sent a block at a time (the server stays small)."""
+        self.send_response(200)
+        self.send_header("Content-Type", "application/octet-stream")
+        self.send_header("Content-Length", str(size))
+        self.end_headers()
+        sent = 0
+        while sent < size:
+            part = _BLOB_BLOCK[: size - sent]
+            self.wfile.write(part)
+            sent += len(part)
 
     def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - http.server's signature
         pass  # keep the test output quiet
@@ -466,3 +487,115 @@ def test_client_per_request_gathered_shares_one_pool(tmp_path: Path, server: Ser
     # per request in flight (measured: 20), and the second burst reuses them instead of opening 20 more.
     assert 1 <= after <= 20, fixed
     assert "async with aiohttp.ClientSession() as" in fixed and not check_source(fixed)
+
+
+# -- HTP201, safe: an unstreamed download -------------------------------------------------------------
+BLOB_SIZE = 32 * 1024 * 1024  # big enough that holding it whole dwarfs everything else the program allocates
+
+# Each program measures its own peak of Python allocations around the download (tracemalloc) and prints it to
+# stderr, so stdout stays what the user sees: the same before and after.
+_MEASURED_MAIN = """
+
+tracemalloc.start()
+download(sys.argv[1] + "/blob?size={size}", "body.bin")
+peak = tracemalloc.get_traced_memory()[1]
+tracemalloc.stop()
+print(f"peak={peak}", file=sys.stderr)
+with open("body.bin", "rb") as written:
+    print(hashlib.sha256(written.read()).hexdigest())
+"""
+
+REQUESTS_DOWNLOAD = """\
+import hashlib
+import sys
+import tracemalloc
+
+import requests
+
+
+def download(url, path):
+    r = requests.get(url, timeout=60)
+    r.raise_for_status()
+    with open(path, "wb") as f:
+        f.write(r.content)
+""" + _MEASURED_MAIN
+
+AIOHTTP_DOWNLOAD = """\
+import asyncio
+import hashlib
+import sys
+import tracemalloc
+
+import aiohttp
+
+
+async def fetch(url, path):
+    async with aiohttp.ClientSession() as session:
+        async with session.get(url) as resp:
+            resp.raise_for_status()
+            with open(path, "wb") as f:
+                f.write(await resp.read())
+
+
+def download(url, path):
+    asyncio.run(fetch(url, path))
+""" + _MEASURED_MAIN
+
+URLLIB_DOWNLOAD = """\
+import hashlib
+import sys
+import tracemalloc
+import urllib.request
+
+
+def download(url, path):
+    with open(path, "wb") as f:
+        f.write(urllib.request.urlopen(url, timeout=60).read())
+""" + _MEASURED_MAIN
+
+DOWNLOAD_PROGRAMS = [
+    pytest.param(REQUESTS_DOWNLOAD, ("requests",), "iter_content(chunk_size=65536)", id="requests-download"),
+    pytest.param(AIOHTTP_DOWNLOAD, ("aiohttp",), "resp.content.iter_chunked(65536)", id="aiohttp-download"),
+    pytest.param(URLLIB_DOWNLOAD, (), "shutil.copyfileobj(r, f)", id="urllib-download"),
+]
+
+
+def _run_download(path: Path, server: Server) -> Tuple[str, int]:
+    """Run a download program: its stdout and the peak of its traced allocations (from its stderr)."""
+    result = subprocess.run(
+        [sys.executable, str(path), server.base], capture_output=True, text=True, timeout=120, cwd=path.parent
+    )
+    assert result.returncode == 0, result.stderr
+    peaks = [line for line in result.stderr.splitlines() if line.startswith("peak=")]
+    assert peaks, result.stderr
+    return result.stdout, int(peaks[-1].split("=", 1)[1])
+
+
+@pytest.mark.parametrize("source, modules, streamed", DOWNLOAD_PROGRAMS)
+def test_download_fix_writes_the_same_file_in_a_fraction_of_the_memory(
+    tmp_path: Path, server: Server, source: str, modules: Tuple[str, ...], streamed: str
+) -> None:
+    _need(*modules)
+    program = source.replace("{size}", str(BLOB_SIZE))
+    assert [f.code for f in check_source(program)] == ["HTP201"]
+    path = tmp_path / "legacy.py"
+    path.write_text(program)
+    written = tmp_path / "body.bin"
+    expected = blob(BLOB_SIZE)
+
+    out_before, peak_before = _run_download(path, server)
+    assert written.read_bytes() == expected, "the original program wrote something else"
+    written.unlink()
+    _fix(path)
+    fixed = path.read_text()
+    assert streamed in fixed, fixed
+    assert not [f for f in check_source(fixed) if f.code == "HTP201"], fixed
+    out_after, peak_after = _run_download(path, server)
+
+    assert written.read_bytes() == expected, "the fixed program wrote a different file"
+    assert out_after == out_before and out_before.strip()
+    assert peak_after < peak_before / 2, (
+        f"streaming should not hold the {BLOB_SIZE} byte body: peak {peak_before} bytes before the fix, "
+        f"{peak_after} after\n{fixed}"
+    )
+    print(f"{modules or ('urllib',)}: peak {peak_before} -> {peak_after} bytes")

@@ -153,7 +153,7 @@ class UnpooledCallInLoopCommand(FindingFixCommand):
             # block's end, which still keeps the session open for every read.
             while end < len(body) - 1 and self._run_end.get(id(body[end])) is not wrap:
                 end += 1
-            run = body[index : end + 1]
+            run = body[index:end + 1]
             leading = run[0].leading_lines
             run[0] = run[0].with_changes(leading_lines=[])
             grouped.append(self._with(wrap, run, leading))

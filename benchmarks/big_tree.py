@@ -1,8 +1,9 @@
 """Benchmark 3: a 10,000-file tree. `check` and `fix --check` against the floor (reading and `ast.parse`-ing
 every file), libcst's own parallel codemod runner with a do-nothing command, and `ruff check` (default rules).
 
-The tree is built once under benchmarks/.cache/: ten parts of 1,000 files, each the standard library's files
-(copied in turn, so the library appears several times) and 30 generated files of our own with HTTP call sites.
+The tree is built once in the benchmarks' cache (~/.cache/flake8-http-pool-benchmarks/): ten parts of 1,000
+files, each the standard library's files (copied in turn, so the library appears several times) and 30 generated
+files of our own with HTTP call sites.
 The 1k, 5k and 10k trees are the first 1, 5 and 10 parts. Timed commands run as child processes, in rounds
 (every command once per round, so ratios come from paired runs), medians over the rounds; peak memory is the
 largest resident set of the command or any of its worker processes (wait4's rusage).
@@ -321,7 +322,8 @@ def stages(dirs: List[str], sample_dirs: List[str]) -> List[dict]:
         {"stage": "decode + text gate (an import of a library)", "files": len(passed), "seconds": text_gate_s,
          "in_pipeline": True},
         {"stage": "`ast` parse + engine walk", "files": len(texts), "seconds": walk_s, "in_pipeline": True},
-        {"stage": f"libcst fix (files with findings; ~{changed} change; timed on the first part, scaled)", "files": len(with_findings),
+        {"stage": f"libcst fix (files with findings; ~{changed} change; timed on the first part, scaled)",
+         "files": len(with_findings),
          "seconds": fix_s, "in_pipeline": True},
         {"stage": "ast-grep-py prefilter, every file (not used)", "files": n, "seconds": grep_s,
          "in_pipeline": False},
@@ -411,7 +413,7 @@ def run(quick: bool) -> dict:
         "check": "`flake8-http-pool check`",
         "check_skip_parse": "`check`, parse skipped for gate-rejected files (not shipped)",
         "fix_check": "`flake8-http-pool fix --check`",
-        "ruff": f"(c) `ruff check` (default rules, --no-cache)",
+        "ruff": "(c) `ruff check` (default rules, --no-cache)",
     }
     for name, runs in samples.items():
         secs = [s.seconds for s in runs]

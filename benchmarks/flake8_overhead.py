@@ -1,12 +1,13 @@
 """Benchmark 1: flake8 with the plugin against flake8 without it, on the CPython standard library.
 
-Two virtual environments under benchmarks/.cache/ hold the same flake8 version (the one installed beside this
-interpreter); one also holds this repository (`pip install <repo>`, reinstalled when src/ changes). Each round
+Two virtual environments in the benchmarks' cache (~/.cache/flake8-http-pool-benchmarks/) hold the same flake8
+version (the one installed beside this interpreter); one also holds this repository (`pip install <repo>`,
+reinstalled when src/ changes). Each round
 runs flake8 (default plugins and jobs, `--isolated`) from both, alternating which goes first (A B, B A, ...);
-the ratio is of the medians. The full run uses every third file of the standard library (its site-packages
+the ratio is of the medians. The full run uses every fourth file of the standard library (its site-packages
 excluded), so ten flake8 runs fit the 15-minute budget; `--stride 1` takes every file.
 
-    python benchmarks/flake8_overhead.py [--quick] [--rounds 5] [--stride 3]
+    python benchmarks/flake8_overhead.py [--quick] [--rounds 5] [--stride 4]
 """
 
 from __future__ import annotations
@@ -62,7 +63,7 @@ def ensure_venvs(root: Path) -> Dict[str, Path]:
     return envs
 
 
-def run(quick: bool, rounds: int = 5, stride: int = 3) -> dict:
+def run(quick: bool, rounds: int = 5, stride: int = 4) -> dict:
     if quick:
         rounds, stride = 1, 90
     envs = ensure_venvs(CACHE / "flake8_venvs")
@@ -113,7 +114,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--stride", type=int, default=3)
+    parser.add_argument("--stride", type=int, default=4)
     args = parser.parse_args()
     result = run(args.quick, args.rounds, args.stride)
     print(result["table"])

@@ -29,7 +29,7 @@ from typing import List, Optional
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from _common import REPO, tool  # noqa: E402
+from _common import REPO  # noqa: E402
 
 BENCHMARKS = ("flake8_overhead", "import_time", "big_tree", "payoff")
 

@@ -516,8 +516,7 @@ import requests
 def download(url, path):
     r = requests.get(url, timeout=60)
     r.raise_for_status()
-    with open(path, "wb") as f:
-        f.write(r.content)
+    open(path, "wb").write(r.content)
 """ + _MEASURED_MAIN
 
 AIOHTTP_DOWNLOAD = """\

@@ -59,6 +59,8 @@ class ResponseFixCommand(FindingFixCommand):
         self._requests: Dict[Tuple[int, int, int, int], ResponseEdit] = {e.request: e for e in plan}
         self._writes: Dict[Tuple[int, int], Write] = {e.write.statement[:2]: e.write for e in plan if e.write}
         self._wraps: Dict[Tuple[int, int], Wrap] = {e.wrap.first[:2]: e.wrap for e in plan if e.wrap}
+        # `data = r.content` whose `f.write(data)` now reads the body itself.
+        self._drops = {e.write.drop[:2] for e in plan if e.write and e.write.drop}
 
     # -- the request ---------------------------------------------------------------------------------
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
@@ -91,10 +93,15 @@ class ResponseFixCommand(FindingFixCommand):
         response = write.response or write.inline_name
         chunk = write.chunk
         items = []
+        if write.writer == "write" and isinstance(call.func.value, cst.Call):
+            # `open(p, "wb").write(body)`: the file is opened once, in the header, before the request as before.
+            items.append(f"{receiver} as {write.file_name}")
         if write.response is None:
             items.append(f"{_CODE.code_for_node(_body_source(call.args[0].value))} as {response}")
         if write.writer == "write_bytes":
             items.append(f'{receiver}.open("wb") as {write.file_name}')
+            target = write.file_name
+        elif isinstance(call.func.value, cst.Call):
             target = write.file_name
         else:
             target = receiver
@@ -119,6 +126,9 @@ class ResponseFixCommand(FindingFixCommand):
 
     # -- the wrap ------------------------------------------------------------------------------------
     def _wrap_block(self, original: Sequence[cst.BaseStatement], updated: Sequence[cst.BaseStatement]) -> List[Any]:
+        if self._drops:
+            kept = [(o, u) for o, u in zip(original, updated) if self.start(o) not in self._drops]
+            original, updated = [o for o, _ in kept], [u for _, u in kept]
         out: List[Any] = []
         position = 0
         while position < len(original):
@@ -154,11 +164,11 @@ class ResponseFixCommand(FindingFixCommand):
         return (line, column) <= where < (end_line, end_column)
 
     def leave_IndentedBlock(self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock) -> cst.BaseSuite:
-        if not self._wraps:
+        if not self._wraps and not self._drops:
             return updated_node
         return updated_node.with_changes(body=self._wrap_block(original_node.body, updated_node.body))
 
     def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
-        if not self._wraps:
+        if not self._wraps and not self._drops:
             return updated_node
         return updated_node.with_changes(body=self._wrap_block(original_node.body, updated_node.body))

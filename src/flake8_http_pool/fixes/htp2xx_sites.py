@@ -14,7 +14,7 @@ or the body is read some other way too. The libcst command in `htp2xx.py` (run a
 from __future__ import annotations
 
 import ast
-from typing import List, NamedTuple, Optional, Sequence, Set, Tuple
+from typing import Any, List, Mapping, NamedTuple, Optional, Sequence, Set, Tuple
 
 from ..finding import Finding
 from .htp101_sites import _Index, _module_binding, free_name
@@ -77,6 +77,7 @@ class Write(NamedTuple):
     asynchronous: bool = False  # `async for` (aiohttp, httpx.AsyncClient)
     copier: Optional[str] = None  # urllib: `<copier>.copyfileobj(<response>, <file>)` instead of a loop
     import_copier: bool = False  # `import shutil` is needed
+    drop: Optional[Span] = None  # `data = r.content`, written as `f.write(data)`: the assignment goes
 
 
 class ResponseEdit(NamedTuple):
@@ -216,10 +217,11 @@ def response_uses(index: _Index, call: ast.Call, name: str) -> Optional[List[ast
 
 
 def plan_wrap(
-    index: _Index, call: ast.Call, name: str, lines: Sequence[str]
+    index: _Index, call: ast.Call, name: str, lines: Sequence[str], reaches: Optional[ast.AST] = None
 ) -> Optional[Tuple[Wrap, List[ast.Attribute]]]:
-    """The `with` for `name = call` when every use of the response sits in the statements after it in the
-    same block, and no iterator over its body is kept past them; None otherwise."""
+    """The `with` for `name = call` when every use of the response (and `reaches`, the write of a body read
+    earlier) sits in the statements after it in the same block, and no iterator over its body is kept past
+    them; None otherwise."""
     uses = response_uses(index, call, name)
     statement = _binding_statement(index, call)
     if not uses or statement is None:
@@ -236,6 +238,11 @@ def plan_wrap(
         if position is None or position <= first:
             return None  # used in another block (or before, on an earlier iteration)
         if use.attr in _STREAM_APIS and _keeps_body_iterator(index, use):
+            return None
+        last = max(last, position)
+    if reaches is not None:
+        position = _index_holding(block, reaches)
+        if position is None or position <= first:
             return None
         last = max(last, position)
     asynchronous = isinstance(_value_of(index, call), ast.Await)
@@ -294,7 +301,16 @@ def _plan_write(
         return None
     if len(write.args) != 1 or write.keywords or not isinstance(write.func, ast.Attribute):
         return None
+    if not _evaluated_once(write.func.value):
+        return None  # a loop would evaluate the file expression again for every chunk
     body = write.args[0]
+    drop: Optional[Span] = None
+    if isinstance(body, ast.Name):
+        assign = _local_body(index, body, details, lines)
+        if assign is None or response is None:
+            return None  # an inline request would move from the assignment to the write: leave it
+        body = assign.value
+        drop = char_span(lines, _span(assign))
     source = _body_source(body, library)
     if source is None or _span(body) != tuple(details["body"]):
         return None
@@ -329,8 +345,59 @@ def _plan_write(
         iterator = "aiter_bytes()" if asynchronous else "iter_bytes()"
     return Write(
         char_span(lines, _span(statement)), str(details["writer"]), iterator, response, inline_name, file_name, chunk,
-        asynchronous, copier, import_copier,
+        asynchronous, copier, import_copier, drop,
     )
+
+
+def _evaluated_once(receiver: ast.expr) -> bool:
+    """The file a write goes to can be named again per chunk (`f`, `self.out`), or is a call the fix opens
+    once in the `with` header (`open(p, "wb")`, `Path(p)` of `write_bytes`)."""
+    if isinstance(receiver, ast.Call):
+        return True
+    while isinstance(receiver, ast.Attribute):
+        receiver = receiver.value
+    return isinstance(receiver, ast.Name)
+
+
+def _local_body(
+    index: _Index, name: ast.Name, details: Mapping[str, Any], lines: Sequence[str]
+) -> Optional[ast.Assign]:
+    """`data = <body>` when `f.write(data)` is the only other use of `data` in the function, and runs after it
+    in the same block: the write can then read the body itself and the assignment go."""
+    statement = None
+    for node in ast.walk(index.tree):
+        if isinstance(node, ast.Assign) and _span(node.value) == tuple(details["body"]):
+            statement = node
+    if statement is None or len(statement.targets) != 1:
+        return None
+    target = statement.targets[0]
+    frame = _frame(index, statement)
+    if not isinstance(target, ast.Name) or target.id != name.id or frame is None or frame is not _frame(index, name):
+        return None
+    occurrences = 0
+    for node in ast.walk(frame):
+        if isinstance(node, (ast.Global, ast.Nonlocal)) and name.id in node.names:
+            return None
+        if isinstance(node, ast.Name) and node.id == name.id:
+            occurrences += 1
+        elif isinstance(node, ast.arg) and node.arg == name.id:
+            return None
+    if occurrences != 2:
+        return None  # read elsewhere too, rebound, or deleted
+    block = _statement_list(index, statement)
+    if block is None:
+        return None
+    position = next(i for i, s in enumerate(block) if s is statement)
+    holding = _index_holding(block, name)
+    if holding is None or holding <= position or not _alone_on_its_lines(block, position):
+        return None
+    # The assignment goes, and a comment on it or just above it would go with it.
+    first_line = statement.lineno
+    if any("#" in lines[n - 1] for n in range(statement.lineno, (statement.end_lineno or first_line) + 1)):
+        return None
+    if first_line > 1 and lines[first_line - 2].lstrip().startswith("#"):
+        return None
+    return statement
 
 
 def _inside(index: _Index, node: ast.AST, holder: ast.AST) -> bool:
@@ -424,8 +491,9 @@ def _plan_one(index: _Index, finding: Finding, lines: Sequence[str]) -> Optional
     if write is None:
         return None
     wrap: Optional[Wrap] = None
+    write_call = index.calls.get(tuple(details["write"]))  # type: ignore[arg-type]
     if response and not in_with:
-        planned = plan_wrap(index, call, response, lines)
+        planned = plan_wrap(index, call, response, lines, write_call if write.drop else None)
         if planned is None:
             return None
         wrap, uses = planned
@@ -437,6 +505,10 @@ def _plan_one(index: _Index, finding: Finding, lines: Sequence[str]) -> Optional
         in_with_uses = response_uses(index, call, response) if library in _REQUESTS else None
         if not in_with_uses or len([u for u in in_with_uses if u.attr not in _HEAD_ATTRS]) != 1:
             return None
+        item = index.parents.get(call)
+        holder = index.parents.get(item) if item is not None else None
+        if write.drop and (holder is None or write_call is None or not _inside(index, write_call, holder)):
+            return None  # written after the `with` closed the response
     add_stream = library in _REQUESTS and details.get("stream") is False
     return ResponseEdit(code, request_span, add_stream, httpx_method, wrap, write, _lines(index, call, wrap, write))
 

@@ -50,7 +50,8 @@ def download(url, path):
                 f.write(chunk)
 """,
     fix_safety="""\
-The fix is safe for requests and httpx. The request becomes a `with` statement with `stream=True`
+The fix is safe, for requests, niquests, httpx (sync and `httpx.AsyncClient`), aiohttp and `urlopen`. For
+requests the request becomes a `with` statement with `stream=True`
 (`with requests.get(url, stream=True) as r:`), so its connection goes back to the pool when the block ends
 and HTP203 never follows; `Path(p).write_bytes(r.content)` becomes `with ... as r, Path(p).open("wb") as f:`.
 The body is then written in chunks: `for chunk in r.iter_content(chunk_size=65536): f.write(chunk)` (or
@@ -61,7 +62,13 @@ The body is then written in chunks: `for chunk in r.iter_content(chunk_size=6553
 The file receives the same bytes: `iter_content()` decodes gzip and deflate just as `.content` does. The one
 difference is what a broken connection leaves behind: before, the error came before anything was written;
 now the file holds the part received so far. Code that needs all-or-nothing should write to a temporary file
-and rename it. Comments survive the fix.""",
+and rename it. Comments survive the fix.
+
+The fix is left undone (the finding stays, report only) where the rewrite could change what the program
+does: the body is also read another way (`r.json()`, a second `r.content`), the response is returned,
+handed on or kept after the block, an aiohttp response is not already an `async with` target, the body goes
+through a local name that is used again, or `.text` is written to a text-mode file (`iter_content` with
+`decode_unicode=True` yields bytes when the server names no charset, where `.text` guesses one).""",
     options="",
     references=(
         "https://requests.readthedocs.io/en/latest/user/advanced/#body-content-workflow",

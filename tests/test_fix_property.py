@@ -1,4 +1,4 @@
-"""Generated programs (hypothesmith) with HTTP loops spliced in: `fix` never raises, never emits code that does
+"""Generated programs (hypothesmith) with HTTP loops spliced in: `fix --unsafe-fixes` never raises, never emits code that does
 not compile, and a second fix changes nothing."""
 
 from __future__ import annotations
@@ -28,6 +28,11 @@ _FRAGMENTS = st.sampled_from(
         "z = [grequests.get(u) for u in urls]\n",
         "session = client = 1\nfor u in urls:\n    httpx.stream('GET', u)\n",
         "async def f(us):\n    async for u in us:\n        await aiohttp.request('GET', u)\n",
+        # unsafe fixes: a hot function (HTP102), a client per iteration (HTP103), a client per call (HTP104)
+        "def one(u):\n    return requests.get(u)\nfor u in urls:\n    one(u)\n",
+        "for u in urls:\n    with requests.Session() as s:\n        s.get(u)\n",
+        "def per(u):\n    with httpx.Client() as c:\n        return c.get(u)\nfor u in urls:\n    per(u)\n",
+        "r = requests.get(u)\nopen(p, 'wb').write(r.content)\n",
     ]
 )
 
@@ -58,10 +63,17 @@ def test_fix_keeps_generated_code_compiling(source, fragment, cut):
         return
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        result = fix_source(text)
+        result = fix_source(text, unsafe=True)
         if result.error is not None:
             assert result.text == text
             return
         assert _compiles(result.text)
-        again = fix_source(result.text)
+        again = fix_source(result.text, unsafe=True)
         assert again.text == result.text and again.error is None
+
+
+def test_every_fragment_is_fixable_on_its_own():
+    # Keeps the property test honest: each spliced fragment, alone, gives `fix --unsafe-fixes` work to do.
+    for fragment in _FRAGMENTS.wrapped_strategy.elements:
+        result = fix_source(_PRELUDE + fragment, unsafe=True)
+        assert result.error is None and result.applied, fragment

@@ -18,23 +18,22 @@ import requests as rq
 from requests import get, post as send
 """
 
-_FRAGMENTS = st.sampled_from(
-    [
-        "for u in urls:\n    get(u)\n",
-        "for u in urls:\n    rq.post(u, data)  # keep me\n",
-        "while queue:\n    send(queue.pop())\n",
-        "x = [httpx.get(u) for u in urls]\n",
-        "y = ''.join(requests.get(u).text for u in urls)\n",
-        "z = [grequests.get(u) for u in urls]\n",
-        "session = client = 1\nfor u in urls:\n    httpx.stream('GET', u)\n",
-        "async def f(us):\n    async for u in us:\n        await aiohttp.request('GET', u)\n",
-        # unsafe fixes: a hot function (HTP102), a client per iteration (HTP103), a client per call (HTP104)
-        "def one(u):\n    return requests.get(u)\nfor u in urls:\n    one(u)\n",
-        "for u in urls:\n    with requests.Session() as s:\n        s.get(u)\n",
-        "def per(u):\n    with httpx.Client() as c:\n        return c.get(u)\nfor u in urls:\n    per(u)\n",
-        "r = requests.get(u)\nopen(p, 'wb').write(r.content)\n",
-    ]
+_FRAGMENT_TEXTS = (
+    "for u in urls:\n    get(u)\n",
+    "for u in urls:\n    rq.post(u, data)  # keep me\n",
+    "while queue:\n    send(queue.pop())\n",
+    "x = [httpx.get(u) for u in urls]\n",
+    "y = ''.join(requests.get(u).text for u in urls)\n",
+    "z = [grequests.get(u) for u in urls]\n",
+    "session = client = 1\nfor u in urls:\n    httpx.stream('GET', u)\n",
+    "async def f(us):\n    async for u in us:\n        await aiohttp.request('GET', u)\n",
+    # unsafe fixes: a hot function (HTP102), a client per iteration (HTP103), a client per call (HTP104)
+    "def one(u):\n    return requests.get(u)\nfor u in urls:\n    one(u)\n",
+    "for u in urls:\n    with requests.Session() as s:\n        s.get(u)\n",
+    "def per(u):\n    with httpx.Client() as c:\n        return c.get(u)\nfor u in urls:\n    per(u)\n",
+    "r = requests.get(u)\nopen(p, 'wb').write(r.content)\n",
 )
+_FRAGMENTS = st.sampled_from(_FRAGMENT_TEXTS)
 
 
 def _compiles(source: str) -> bool:
@@ -74,6 +73,6 @@ def test_fix_keeps_generated_code_compiling(source, fragment, cut):
 
 def test_every_fragment_is_fixable_on_its_own():
     # Keeps the property test honest: each spliced fragment, alone, gives `fix --unsafe-fixes` work to do.
-    for fragment in _FRAGMENTS.wrapped_strategy.elements:
+    for fragment in _FRAGMENT_TEXTS:
         result = fix_source(_PRELUDE + fragment, unsafe=True)
         assert result.error is None and result.applied, fragment

@@ -5,9 +5,11 @@ each call of the function in this module gets one client made around the caller'
 (`async with aiohttp.ClientSession() as session: await asyncio.gather(*(fetch(session, u) for u in urls))`).
 Only where the engine says every use of the function is a call in this module (`all_uses_are_calls`) and the
 function does not hand the client out (`factory`); the planner also needs: the client is made by a `with`
-item or a plain assignment at the top of the function body, its arguments use none of the function's own
-names, an assigned client is never closed or rebound, and every call can be wrapped (a coroutine is awaited,
-a generator consumed, within the wrapped statement).
+item or a plain assignment in the function body, or nested in its `with`/`try` bodies and `if` branches
+(`async with sem: async with aiohttp.ClientSession() as session: ...`, the commonest shape) where its name is
+used only inside that `with` or after the assignment in the same block; its arguments use none of the
+function's own names; the client is never closed or rebound; and every call can be wrapped (a coroutine is
+awaited, a generator consumed, within the wrapped statement).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from .htp103_sites import _closed_or_rebound
 from .positions import Span, char_span
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_TRIES = (ast.Try, ast.TryStar) if hasattr(ast, "TryStar") else (ast.Try,)
 _EAGER = frozenset({"list", "tuple", "set", "frozenset", "dict", "sorted", "sum", "min", "max", "any", "all", "join",
                     "gather"})
 
@@ -118,6 +121,46 @@ def _wrap_target(index: _Index, call: ast.Call, caller: ast.AST, awaited: bool) 
     return target
 
 
+def _enclosing_function(index: _Index, statement: ast.stmt) -> Optional[ast.AST]:
+    """The function whose body holds `statement`, directly or through `with` / `try` bodies and `if` branches.
+
+    Those blocks run the statement at most once per call, so the client can move to the caller; a loop, an
+    `except`/`finally` clause or a `match` case does not count (None).
+    """
+    node: ast.AST = statement
+    while True:
+        parent = index.parents.get(node)
+        if isinstance(parent, _FUNCTIONS):
+            return parent if node in parent.body else None
+        if isinstance(parent, (ast.With, ast.AsyncWith)) and node in parent.body:
+            pass
+        elif isinstance(parent, _TRIES) and node in parent.body:
+            pass
+        elif isinstance(parent, ast.If) and (node in parent.body or node in parent.orelse):
+            pass
+        else:
+            return None
+        node = parent
+
+
+def _only_used_there(index: _Index, function: ast.AST, statement: ast.stmt, variable: str) -> bool:
+    """A nested client's name is read only where it exists: inside its `with`, or after its assignment in
+    the same block; nowhere else in the function (nested scopes included), and never declared global."""
+    if isinstance(statement, (ast.With, ast.AsyncWith)):
+        region: List[ast.stmt] = [statement]
+    else:
+        parent = index.parents.get(statement)
+        block = next(b for b in (getattr(parent, "body", []), getattr(parent, "orelse", [])) if statement in b)
+        region = block[block.index(statement):]
+    inside = {id(n) for part in region for n in ast.walk(part)}
+    for node in ast.walk(function):
+        if isinstance(node, (ast.Global, ast.Nonlocal)) and variable in node.names:
+            return False
+        if isinstance(node, ast.Name) and node.id == variable and id(node) not in inside:
+            return False
+    return True
+
+
 def plan_client_parameters(
     findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str]
 ) -> List[ClientParameter]:
@@ -137,13 +180,17 @@ def plan_client_parameters(
         call = index.calls.get((finding.line, finding.col, finding.end_line, finding.end_col))
         if statement is None or call is None or not variable or library not in FAMILIES:
             continue
-        function = index.parents.get(statement)
-        if not isinstance(function, _FUNCTIONS) or function in used_functions or statement not in function.body:
+        function = _enclosing_function(index, statement)
+        if function is None or function in used_functions:
+            continue
+        if statement not in function.body and not _only_used_there(index, function, statement, variable):
             continue
         if isinstance(statement, (ast.With, ast.AsyncWith)):
             item = next((i for i in statement.items if i.context_expr is call), None)
             if item is None or not (isinstance(item.optional_vars, ast.Name) and item.optional_vars.id == variable):
                 continue
+            if _closed_or_rebound(function, variable):
+                continue  # closing a client the callers now share ends it for them too
             is_with = True
         elif isinstance(statement, ast.Assign) and statement.value is call and len(statement.targets) == 1 \
                 and isinstance(statement.targets[0], ast.Name) and statement.targets[0].id == variable:

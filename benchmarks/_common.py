@@ -23,6 +23,7 @@ class Timed(NamedTuple):
     seconds: float
     peak_rss_mib: float  # the largest resident set of the child or any process it waited for
     returncode: int
+    cpu_seconds: float = 0.0  # user + system time of the child and the processes it waited for
 
 
 def timed_run(cmd: Sequence[str], cwd: Optional[str] = None, env: Optional[Dict[str, str]] = None) -> Timed:
@@ -33,7 +34,7 @@ def timed_run(cmd: Sequence[str], cwd: Optional[str] = None, env: Optional[Dict[
     _, status, usage = os.wait4(proc.pid, 0)
     elapsed = time.perf_counter() - start
     proc.returncode = os.waitstatus_to_exitcode(status)
-    return Timed(elapsed, usage.ru_maxrss / 1024, proc.returncode)
+    return Timed(elapsed, usage.ru_maxrss / 1024, proc.returncode, usage.ru_utime + usage.ru_stime)
 
 
 def median(values: Sequence[float]) -> float:

@@ -15,7 +15,7 @@ awaited, a generator consumed, within the wrapped statement).
 from __future__ import annotations
 
 import ast
-from typing import Dict, List, NamedTuple, Optional, Sequence, Set, Tuple
+from typing import Dict, List, NamedTuple, Optional, Sequence, Set, Tuple, Union
 
 from ..finding import Finding
 from ..libraries import FAMILIES
@@ -24,7 +24,8 @@ from .htp103_sites import _closed_or_rebound
 from .positions import Span, char_span
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
-_TRIES = (ast.Try, ast.TryStar) if hasattr(ast, "TryStar") else (ast.Try,)
+# Blocks whose body runs at most once each time it is reached (an `if` in either branch).
+_ONCE_BLOCKS = (ast.With, ast.AsyncWith, ast.If, ast.Try, *((ast.TryStar,) if hasattr(ast, "TryStar") else ()))
 _EAGER = frozenset({"list", "tuple", "set", "frozenset", "dict", "sorted", "sum", "min", "max", "any", "all", "join",
                     "gather"})
 
@@ -121,7 +122,9 @@ def _wrap_target(index: _Index, call: ast.Call, caller: ast.AST, awaited: bool) 
     return target
 
 
-def _enclosing_function(index: _Index, statement: ast.stmt) -> Optional[ast.AST]:
+def _enclosing_function(
+    index: _Index, statement: ast.stmt
+) -> Optional[Union[ast.FunctionDef, ast.AsyncFunctionDef]]:
     """The function whose body holds `statement`, directly or through `with` / `try` bodies and `if` branches.
 
     Those blocks run the statement at most once per call, so the client can move to the caller; a loop, an
@@ -132,13 +135,11 @@ def _enclosing_function(index: _Index, statement: ast.stmt) -> Optional[ast.AST]
         parent = index.parents.get(node)
         if isinstance(parent, _FUNCTIONS):
             return parent if node in parent.body else None
-        if isinstance(parent, (ast.With, ast.AsyncWith)) and node in parent.body:
-            pass
-        elif isinstance(parent, _TRIES) and node in parent.body:
-            pass
-        elif isinstance(parent, ast.If) and (node in parent.body or node in parent.orelse):
-            pass
-        else:
+        if parent is None or not isinstance(parent, _ONCE_BLOCKS):
+            return None
+        body: List[ast.stmt] = parent.body  # type: ignore[attr-defined]  # every _ONCE_BLOCKS type has one
+        blocks = [body, parent.orelse] if isinstance(parent, ast.If) else [body]
+        if not any(node in block for block in blocks):
             return None
         node = parent
 

@@ -134,6 +134,36 @@ def fix_source(
     return FixResult(current, applied, unsafe_left)
 
 
+def planned_fixes(
+    text: str,
+    options: Options = DEFAULT_OPTIONS,
+    codes: Optional[Iterable[str]] = None,
+    unsafe: bool = False,
+    filename: str = "<unknown>",
+) -> FixResult:
+    """What `fix --check` needs: which fixes would apply, judged by the stdlib planners alone (no libcst).
+
+    `applied` counts the findings of each code whose fix has work planned; the text is never changed. It runs
+    the engine once, so it answers "would anything change" at the cost of a check, where `fix_source` pays for
+    libcst. A file `fix_source` would leave alone (its plan fails verification) is still counted here: the
+    golden and corpus tests hold the two to the same verdict.
+    """
+    selected = None if codes is None else set(codes)
+    allowed = fixable_codes(selected, unsafe)
+    unsafe_codes = [code for code in fixable_codes(selected, True) if code not in allowed]
+    if not (allowed or unsafe_codes) or not may_have_findings(text, options):
+        return FixResult(text, Counter(), Counter())
+    try:
+        tree = parse_source(text, filename)
+        findings = analyze(tree, options, codes=selected, source=text)
+    except SourceError as error:
+        return FixResult(text, Counter(), Counter(), error.reason)
+    except RecursionError:
+        return FixResult(text, Counter(), Counter(), "cannot fix: nested too deeply")
+    lines = source_lines(text)
+    return FixResult(text, _unsafe_left(findings, allowed, tree, lines), _unsafe_left(findings, unsafe_codes, tree, lines))
+
+
 def _compiles_parse_only(text: str) -> Optional[str]:
     try:
         ast.parse(text)

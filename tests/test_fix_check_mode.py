@@ -1,0 +1,26 @@
+"""`fix --check` answers from the planners alone; it must give the same verdict as really fixing the file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List
+
+import pytest
+
+from flake8_http_pool.fixing import fix_source, planned_fixes
+from flake8_http_pool.source_files import decode_source
+
+_HERE = Path(__file__).parent / "fixtures"
+_FILES: List[Path] = sorted(p for p in [*_HERE.glob("HTP*.py"), *(_HERE / "fixes").glob("HTP*.py")])
+
+
+@pytest.mark.parametrize("unsafe", [False, True], ids=["safe", "unsafe"])
+@pytest.mark.parametrize("path", _FILES, ids=[p.relative_to(_HERE).as_posix() for p in _FILES])
+def test_planned_verdict_matches_the_fix(path: Path, unsafe: bool) -> None:
+    text = decode_source(path.read_bytes())
+    planned = planned_fixes(text, unsafe=unsafe, filename=str(path))
+    fixed = fix_source(text, unsafe=unsafe, filename=str(path))
+    assert planned.error == fixed.error
+    assert bool(planned.applied) == (fixed.text != text), (dict(planned.applied), dict(fixed.applied))
+    if fixed.applied:  # later rounds may fix what the first fix uncovered, but the first is planned here
+        assert set(fixed.applied) & set(planned.applied)

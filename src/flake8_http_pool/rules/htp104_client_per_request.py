@@ -64,7 +64,10 @@ async def main(urls):
     fix_safety="""\
 The fix is unsafe, and offered only where every use of the function is a call in this module: the function
 takes the client as its first parameter, and each caller creates one client around its loop or `gather`
-and passes it in. Factories (functions that return the client) are reported only.
+and passes it in. The client's `with` (or assignment) may sit inside other blocks of the function, as in
+the common `async with semaphore: async with aiohttp.ClientSession() as session: ...`; its body takes the
+`with`'s place. Factories (functions that return the client), a client that is closed, rebound or used
+outside its own block, and a constructor that uses the function's own names are reported only.
 
 A new parameter changes the function's signature, which breaks callers the tool cannot see (other modules,
 tests, a framework that calls a handler). And the calls that used to have a client each now share one:

@@ -13,7 +13,7 @@ import stat
 import tempfile
 import tokenize
 from collections import Counter
-from typing import Iterable, List, NamedTuple, Optional, Sequence
+from typing import Iterable, List, NamedTuple, Optional, Sequence, Set, Tuple
 
 from .engine import analyze, may_have_findings
 from .finding import Finding
@@ -93,9 +93,7 @@ def fix_source(
     engine, plans the first fix that has work, carries it out with libcst, and checks that the result parses,
     compiles and keeps every comment. On any failure the original text comes back with `error` set.
     """
-    selected = None if codes is None else set(codes)
-    allowed = fixable_codes(selected, unsafe)
-    unsafe_codes = [code for code in fixable_codes(selected, True) if code not in allowed]
+    selected, allowed, unsafe_codes = _split_codes(codes, unsafe)
     applied: "Counter[str]" = Counter()
     unsafe_left: "Counter[str]" = Counter()
     if not (allowed or unsafe_codes) or not may_have_findings(text, options):
@@ -104,17 +102,14 @@ def fix_source(
     comments = _comments(text)
     current = text
     for _ in range(MAX_ROUNDS):
-        try:
-            tree = parse_source(current, filename)
-            findings = analyze(tree, options, codes=selected, source=current)
-        except SourceError as error:
+        analysed = _analyse(current, options, selected, filename)
+        if isinstance(analysed, str):
             if current is text:
-                return FixResult(text, Counter(), Counter(), error.reason)  # the same words as `check`
-            return FixResult(text, Counter(), Counter(), f"a fix produced code that does not parse: {error.reason}")
-        except RecursionError:
-            return FixResult(text, Counter(), Counter(), "cannot fix: nested too deeply")
+                return FixResult(text, Counter(), Counter(), analysed)  # the same words as `check`
+            return FixResult(text, Counter(), Counter(), f"a fix produced code that does not parse: {analysed}")
+        tree, findings = analysed
         lines = source_lines(current)
-        unsafe_left = _unsafe_left(findings, unsafe_codes, tree, lines)
+        unsafe_left = _planned(findings, unsafe_codes, tree, lines)
         step = _one_fix(current, findings, allowed, tree, lines, filename)
         if isinstance(step, _Failure):
             return FixResult(text, Counter(), Counter(), step.reason)
@@ -148,20 +143,34 @@ def planned_fixes(
     libcst. A file `fix_source` would leave alone (its plan fails verification) is still counted here: the
     golden and corpus tests hold the two to the same verdict.
     """
-    selected = None if codes is None else set(codes)
-    allowed = fixable_codes(selected, unsafe)
-    unsafe_codes = [code for code in fixable_codes(selected, True) if code not in allowed]
+    selected, allowed, unsafe_codes = _split_codes(codes, unsafe)
     if not (allowed or unsafe_codes) or not may_have_findings(text, options):
         return FixResult(text, Counter(), Counter())
+    analysed = _analyse(text, options, selected, filename)
+    if isinstance(analysed, str):
+        return FixResult(text, Counter(), Counter(), analysed)
+    tree, findings = analysed
+    lines = source_lines(text)
+    return FixResult(text, _planned(findings, allowed, tree, lines), _planned(findings, unsafe_codes, tree, lines))
+
+
+def _split_codes(codes: Optional[Iterable[str]], unsafe: bool) -> Tuple[Optional[Set[str]], List[str], List[str]]:
+    """The selected codes (None: all), the fix keys that may be applied, and the unsafe ones held back."""
+    selected = None if codes is None else set(codes)
+    allowed = fixable_codes(selected, unsafe)
+    return selected, allowed, [code for code in fixable_codes(selected, True) if code not in allowed]
+
+
+def _analyse(text: str, options: Options, selected: Optional[Set[str]],
+             filename: str) -> "Tuple[ast.Module, List[Finding]] | str":
+    """The tree and the engine's findings, or why the text cannot be analysed."""
     try:
         tree = parse_source(text, filename)
-        findings = analyze(tree, options, codes=selected, source=text)
+        return tree, analyze(tree, options, codes=selected, source=text)
     except SourceError as error:
-        return FixResult(text, Counter(), Counter(), error.reason)
+        return error.reason
     except RecursionError:
-        return FixResult(text, Counter(), Counter(), "cannot fix: nested too deeply")
-    lines = source_lines(text)
-    return FixResult(text, _unsafe_left(findings, allowed, tree, lines), _unsafe_left(findings, unsafe_codes, tree, lines))
+        return "cannot fix: nested too deeply"
 
 
 def _compiles_parse_only(text: str) -> Optional[str]:
@@ -176,11 +185,12 @@ class _Failure(NamedTuple):
     reason: str
 
 
-def _unsafe_left(
-    findings: Sequence[Finding], unsafe_codes: Sequence[str], tree: ast.Module, lines: List[str]
+def _planned(
+    findings: Sequence[Finding], fix_keys: Sequence[str], tree: ast.Module, lines: List[str]
 ) -> "Counter[str]":
+    """Per rule code, the findings of the fixes in `fix_keys` whose planner has work for them."""
     left: "Counter[str]" = Counter()
-    for code in unsafe_codes:
+    for code in fix_keys:
         mine = [f for f in findings if f.code == FIXES[code].rule_code]
         if mine and FIXES[code].plan(mine, tree, lines):
             left[FIXES[code].rule_code] += len(mine)

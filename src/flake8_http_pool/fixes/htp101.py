@@ -45,8 +45,10 @@ class UnpooledCallInLoopCommand(FindingFixCommand):
         # Wraps spanning a run of statements (a generator assigned, then consumed): where each run ends, and
         # the rewritten statements opening / closing a run, found again when their block is left.
         self._through: Dict[Tuple[int, int], LoopWrap] = {(w.through[0], w.through[1]): w for w in plan if w.through}
-        self._run_start: Dict[int, LoopWrap] = {}
-        self._run_end: Dict[int, LoopWrap] = {}
+        # Keyed by id of rewritten nodes, each entry holding its node: an id is unique only while its object
+        # lives, so a lookup must also check that it found the very node.
+        self._run_start: Dict[int, Tuple[cst.CSTNode, LoopWrap]] = {}
+        self._run_end: Dict[int, Tuple[cst.CSTNode, LoopWrap]] = {}
 
     # -- finding the loop statement ----------------------------------------------------------------
     def visit_Module(self, node: cst.Module) -> Optional[bool]:
@@ -120,12 +122,12 @@ class UnpooledCallInLoopCommand(FindingFixCommand):
             for start in starts:
                 ending = self._through.get(start)
                 if ending is not None and ending in self._active:
-                    self._run_end[id(result)] = ending
+                    self._run_end[id(result)] = (result, ending)
         wrap = self._matched.pop(id(original_node), None)
         if wrap is None:
             return result
         if wrap.through is not None:
-            self._run_start[id(result)] = wrap  # wrapped with the statements after it, when the block is left
+            self._run_start[id(result)] = (result, wrap)  # wrapped with the statements after it, when the block is left
             return result
         if isinstance(result, cst.SimpleStatementSuite):
             # `if x: y = [...]`: the suite becomes an indented block holding the `with`.
@@ -137,21 +139,27 @@ class UnpooledCallInLoopCommand(FindingFixCommand):
             return self._with(wrap, [result.with_changes(leading_lines=[])], leading)
         return result
 
+    def _ends_run(self, statement: cst.CSTNode, wrap: LoopWrap) -> bool:
+        ended = self._run_end.get(id(statement))
+        return ended is not None and ended[0] is statement and ended[1] is wrap
+
     def _wrap_runs(self, block: Union[cst.Module, cst.IndentedBlock]) -> Union[cst.Module, cst.IndentedBlock]:
         """Put each run of statements, from a generator's assignment through its last reader, in one `with`."""
         body = list(block.body)
         grouped: List[Any] = []
         index = 0
         while index < len(body):
-            wrap = self._run_start.pop(id(body[index]), None)
+            started = self._run_start.get(id(body[index]))
+            wrap = started[1] if started is not None and started[0] is body[index] else None
             if wrap is None:
                 grouped.append(body[index])
                 index += 1
                 continue
+            del self._run_start[id(body[index])]
             end = index
             # The planner saw the last reader in this block; if it were missing the run would reach the
             # block's end, which still keeps the session open for every read.
-            while end < len(body) - 1 and self._run_end.get(id(body[end])) is not wrap:
+            while end < len(body) - 1 and not self._ends_run(body[end], wrap):
                 end += 1
             run = body[index:end + 1]
             leading = run[0].leading_lines

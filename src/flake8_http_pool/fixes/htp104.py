@@ -9,7 +9,7 @@ Run alone: `python -m libcst.tool codemod -x flake8_http_pool.fixes.htp104.Clien
 from __future__ import annotations
 
 import ast
-from typing import Any, Dict, List, Sequence, Set, Tuple, Union
+from typing import Any, Dict, List, Sequence, Tuple, Union
 
 import libcst as cst
 
@@ -38,7 +38,9 @@ class ClientParameterCommand(FindingFixCommand):
             c: w for p in plan for w in p.wraps for c in w.calls
         }
         self._functions: List[List[ClientParameter]] = []  # a stack: the creations found in each open def
-        self._drop: Set[int] = set()
+        # Statements to drop, by id, holding each node: an id is only unique while its object lives, and a
+        # freed node's id, reused by a later statement, must never mark that statement for removal.
+        self._drop: Dict[int, cst.CSTNode] = {}
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         self._functions.append([])
@@ -74,7 +76,7 @@ class ClientParameterCommand(FindingFixCommand):
         if plan is not None and self._functions:
             if not plan.is_with and isinstance(original_node, cst.SimpleStatementLine) and len(original_node.body) == 1:
                 self._functions[-1].append(plan)
-                self._drop.add(id(result))  # removed by the enclosing block, which keeps its comments
+                self._drop[id(result)] = result  # removed by the enclosing block, which keeps its comments
                 return result
             if plan.is_with and isinstance(result, cst.With):
                 unwrapped = self._unwrap(original_node, result, plan)  # type: ignore[arg-type]
@@ -123,7 +125,8 @@ class ClientParameterCommand(FindingFixCommand):
         body: List[cst.BaseStatement] = []
         comments: List[cst.EmptyLine] = []
         for statement in updated_node.body:
-            if id(statement) in self._drop and isinstance(statement, cst.SimpleStatementLine):
+            if self._drop.get(id(statement)) is statement and isinstance(statement, cst.SimpleStatementLine):
+                del self._drop[id(statement)]
                 # The removed assignment's comments go to the statement after it.
                 comments += [line for line in statement.leading_lines if line.comment]
                 if statement.trailing_whitespace.comment is not None:

@@ -25,6 +25,27 @@ PARAM = "param"  # value: the annotation (or None)
 OTHER = "other"  # value: None
 
 
+def dotted_name(expr: Optional[ast.AST]) -> Optional[str]:
+    """`app.route` for a name or an attribute chain on a name, else None."""
+    parts: List[str] = []
+    while isinstance(expr, ast.Attribute):
+        parts.append(expr.attr)
+        expr = expr.value
+    if not isinstance(expr, ast.Name):
+        return None
+    parts.append(expr.id)
+    return ".".join(reversed(parts))
+
+
+def callee_name(func: ast.expr) -> str:
+    """The last name a call is made by (`get` for `requests.get(...)` and `get(...)`), else ""."""
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    if isinstance(func, ast.Name):
+        return func.id
+    return ""
+
+
 class Binding(NamedTuple):
     pos: Pos
     kind: str

@@ -20,6 +20,7 @@ from packaging.specifiers import Specifier, SpecifierSet
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
+from .bindings import callee_name
 from .finding import Finding
 from .source_files import SourceError, parse_source
 
@@ -223,7 +224,7 @@ def _from_setup_py(text: str, path: str) -> Iterator[Declared]:
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
             assigned[stmt.targets[0].id] = stmt.value
     for node in ast.walk(tree):
-        if not isinstance(node, ast.Call) or _callee_name(node.func) != "setup":
+        if not isinstance(node, ast.Call) or callee_name(node.func) != "setup":
             continue
         for keyword in node.keywords:
             value = keyword.value
@@ -236,14 +237,6 @@ def _from_setup_py(text: str, path: str) -> Iterator[Declared]:
                     if isinstance(group, ast.Name):
                         group = assigned.get(group.id, group)
                     yield from _literal_requirements(group)
-
-
-def _callee_name(func: ast.expr) -> Optional[str]:
-    if isinstance(func, ast.Name):
-        return func.id
-    if isinstance(func, ast.Attribute):
-        return func.attr
-    return None
 
 
 def _literal_requirements(value: ast.expr) -> Iterator[Declared]:

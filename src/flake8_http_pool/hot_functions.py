@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
-from .bindings import FunctionInfo
+from .bindings import FunctionInfo, dotted_name
 from .walk import is_mapping_call
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -54,18 +54,6 @@ def _route_definition(analysis: "Analysis", call: ast.Call, ctx) -> Optional[Tup
         if keyword.arg in keywords:
             handler = keyword.value
     return (handler, meaning.qual.rsplit(".", 1)[-1]) if handler is not None else None
-
-
-def dotted_name(expr: ast.AST) -> Optional[str]:
-    """`app.route` for a name or an attribute chain on a name, else None."""
-    parts: List[str] = []
-    while isinstance(expr, ast.Attribute):
-        parts.append(expr.attr)
-        expr = expr.value
-    if not isinstance(expr, ast.Name):
-        return None
-    parts.append(expr.id)
-    return ".".join(reversed(parts))
 
 
 def decorator_reason(decorator: ast.expr, user_names: tuple) -> Optional[str]:

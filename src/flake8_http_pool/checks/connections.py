@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING, Any, Dict, Iterator, List, NamedTuple, Optional, Tuple
 
-from ..bindings import ASSIGN, DEF, WITH, FunctionInfo, Scope, lookup
+from ..bindings import ASSIGN, DEF, WITH, FunctionInfo, Scope, dotted_name, lookup
 from ..finding import Hit
 from ..libraries import CLIENT_CONSTRUCTORS, FAMILIES, constructor_family
 from ..walk import CallSite, Ctx, NameUse
@@ -208,7 +208,7 @@ def _construction_details(qual: str, ctx: Ctx, fate: "_Fate") -> Dict[str, Any]:
         "function": ctx.func.qualname if ctx.func is not None else None,
         "async": ctx.async_body,
         "binding": binding,
-        "variable": _ref_key(handle) if handle is not None else None,
+        "variable": dotted_name(handle) if handle is not None else None,
         "statement": span(statement),
     }
 
@@ -292,21 +292,9 @@ def _handle(fate: _Fate) -> Optional[ast.expr]:
         target = holder.targets[0]
     elif isinstance(holder, (ast.AnnAssign, ast.NamedExpr)) and holder.value is fate.value:
         target = holder.target
-    if isinstance(target, (ast.Name, ast.Attribute)) and _ref_key(target) is not None:
+    if isinstance(target, (ast.Name, ast.Attribute)) and dotted_name(target) is not None:
         return target
     return None
-
-
-def _ref_key(expr: Optional[ast.AST]) -> Optional[str]:
-    """`a.b.c` for a name or an attribute chain on a name, else None."""
-    parts: List[str] = []
-    while isinstance(expr, ast.Attribute):
-        parts.append(expr.attr)
-        expr = expr.value
-    if not isinstance(expr, ast.Name):
-        return None
-    parts.append(expr.id)
-    return ".".join(reversed(parts))
 
 
 def _frame(scope: Scope) -> Scope:
@@ -378,28 +366,28 @@ def _lazy(analysis: "Analysis", holder: ast.AST, target: ast.AST) -> bool:
     """The store only happens now and then, and later iterations use what it stored: `if x is None: x = C()`,
     `x = x or C()`, `if k not in pool: pool[k] = C()`, `if not hasattr(local, "s"): local.s = C()`, or a
     client replaced only on failure (`except ConnectionError: s = C()`) that the loop read before."""
-    key = _ref_key(target)
+    key = dotted_name(target)
     if key is None:
         return False
     value = getattr(holder, "value", None)
     if isinstance(value, ast.BoolOp) and isinstance(value.op, ast.Or):
-        if any(_ref_key(v) == key for v in value.values[:-1]):
+        if any(dotted_name(v) == key for v in value.values[:-1]):
             return True
-    base_key = _ref_key(target.value) if isinstance(target, ast.Attribute) else None
+    base_key = dotted_name(target.value) if isinstance(target, ast.Attribute) else None
     conditional = False
     current: Optional[ast.AST] = holder
     while current is not None and not isinstance(current, _SCOPE_NODES + _LOOP_NODES):
         parent = analysis.parent(current)
         if isinstance(parent, ast.If) and current is not parent.test:
             for node in ast.walk(parent.test):
-                if _ref_key(node) == key:
+                if dotted_name(node) == key:
                     return True
                 if (
                     base_key is not None
                     and isinstance(node, ast.Call)
                     and getattr(node.func, "id", "") == "hasattr"
                     and len(node.args) == 2
-                    and _ref_key(node.args[0]) == base_key
+                    and dotted_name(node.args[0]) == base_key
                 ):
                     return True
         if isinstance(parent, (ast.If, ast.ExceptHandler)):
@@ -413,7 +401,7 @@ def _lazy(analysis: "Analysis", holder: ast.AST, target: ast.AST) -> bool:
                 isinstance(node, (ast.Name, ast.Attribute))
                 and isinstance(node.ctx, ast.Load)
                 and (node.lineno, node.col_offset) < before
-                and _ref_key(node) == key
+                and dotted_name(node) == key
             ):
                 return True
     return False
@@ -562,7 +550,7 @@ def _bound_names(loop: ast.AST) -> frozenset:
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
                 names.add(node.id)
             elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
-                key = _ref_key(node)
+                key = dotted_name(node)
                 if key is not None:
                     names.add(key)
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -581,7 +569,7 @@ def _uses_loop_names(call: ast.Call, loop: Optional[ast.AST]) -> bool:
     bound = _bound_names(loop)
     for arg in [*call.args, *(kw.value for kw in call.keywords)]:
         for node in ast.walk(arg):
-            key = _ref_key(node)
+            key = dotted_name(node)
             if isinstance(node, (ast.Name, ast.Attribute)) and key is not None and key in bound:
                 return True
     return False
@@ -589,7 +577,7 @@ def _uses_loop_names(call: ast.Call, loop: Optional[ast.AST]) -> bool:
 
 def _configured_in(handle: ast.expr, loop: ast.AST) -> bool:
     """The loop sets the client's auth, headers, cookies (...) or mounts adapters on it: per-iteration state."""
-    key = _ref_key(handle)
+    key = dotted_name(handle)
     if key is None:
         return True
     prefix = key + "."
@@ -604,11 +592,11 @@ def _configured_in(handle: ast.expr, loop: ast.AST) -> bool:
         for target in targets:
             while isinstance(target, ast.Subscript):
                 target = target.value
-            target_key = _ref_key(target)
+            target_key = dotted_name(target)
             if target_key is not None and target_key.startswith(prefix):
                 return True
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            owner = _ref_key(node.func.value)
+            owner = dotted_name(node.func.value)
             if owner == key and node.func.attr == "mount":
                 return True
             if owner is not None and owner.startswith(prefix) and node.func.attr in _MUTATORS:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING, Dict, Iterator, List, NamedTuple, Optional, Set, Tuple
 
-from ..bindings import ASSIGN, WITH, Binding, Meaning, Scope, lookup
+from ..bindings import ASSIGN, WITH, Binding, Meaning, Scope, callee_name, lookup
 from ..finding import Hit
 from ..libraries import CLIENT_CONSTRUCTORS, REQUESTS_STYLE, constructor_family
 from ..walk import Ctx
@@ -330,14 +330,6 @@ def _through_conversions(analysis: "Analysis", expr: ast.expr) -> ast.expr:
     return expr
 
 
-def _callee_name(func: ast.expr) -> str:
-    if isinstance(func, ast.Attribute):
-        return func.attr
-    if isinstance(func, ast.Name):
-        return func.id
-    return ""
-
-
 def _is_file(analysis: "Analysis", expr: ast.expr, ctx: Ctx, depth: int = 0) -> bool:
     """An open file: `open(...)` (any `*.open(...)`, `fdopen`, temporary files), directly or by a name bound so."""
     if depth > 4:
@@ -345,7 +337,7 @@ def _is_file(analysis: "Analysis", expr: ast.expr, ctx: Ctx, depth: int = 0) -> 
     if isinstance(expr, ast.Await):
         return _is_file(analysis, expr.value, ctx, depth + 1)
     if isinstance(expr, ast.Call):
-        return _callee_name(expr.func) in _OPENERS
+        return callee_name(expr.func) in _OPENERS
     if isinstance(expr, ast.Name):
         binding = lookup(expr.id, ctx.scope, (expr.lineno, expr.col_offset))
         if binding is not None and binding.kind in (ASSIGN, WITH) and isinstance(binding.value, ast.expr):
@@ -364,7 +356,7 @@ def _written(
     if isinstance(parent, ast.Await):
         expr, parent = parent, analysis.parent(parent)
     if isinstance(parent, ast.Call) and any(arg is expr for arg in parent.args):
-        name = _callee_name(parent.func)
+        name = callee_name(parent.func)
         if wrapped:
             return parent if name == "copyfileobj" and parent.args[0] is expr else None
         if isinstance(parent.func, ast.Attribute):
@@ -406,7 +398,7 @@ def unstreamed_download(analysis: "Analysis") -> Iterator[Hit]:
             details.update(
                 body=span(body),
                 write=span(write),
-                writer=_callee_name(write.func),
+                writer=callee_name(write.func),
                 stream=_stream_keyword(request.call),
             )
             yield Hit(request.call, {"call": _call_name(analysis, request), "remedy": _stream_remedy(library)}, details)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING, Dict, Iterator, List, Optional, Set, Tuple
 
-from ..bindings import ASSIGN, WITH, Binding, FunctionInfo, Scope, lookup
+from ..bindings import ASSIGN, WITH, Binding, FunctionInfo, Scope, callee_name, lookup
 from ..finding import Hit
 from ..walk import Ctx
 from .connections import client_constructions, span
@@ -87,17 +87,9 @@ def _handed_calls(analysis: "Analysis", receiver: ast.expr) -> Optional[Tuple[as
 
 def _unwrap_partial(expr: ast.expr) -> Tuple[ast.expr, List[ast.expr]]:
     """`functools.partial(f, a, b=c)` hands `f` on with `a` and `c` bound."""
-    if isinstance(expr, ast.Call) and expr.args and _callee_name(expr.func) == "partial":
+    if isinstance(expr, ast.Call) and expr.args and callee_name(expr.func) == "partial":
         return expr.args[0], [*expr.args[1:], *(kw.value for kw in expr.keywords)]
     return expr, []
-
-
-def _callee_name(func: ast.expr) -> str:
-    if isinstance(func, ast.Attribute):
-        return func.attr
-    if isinstance(func, ast.Name):
-        return func.id
-    return ""
 
 
 class _Sessions:
@@ -187,7 +179,7 @@ def _adapter_size(analysis: "Analysis", adapter: ast.expr, scope: Scope) -> Opti
         adapter = binding.value
     if not isinstance(adapter, ast.Call):
         return None
-    if not _callee_name(adapter.func).endswith("HTTPAdapter"):
+    if not callee_name(adapter.func).endswith("HTTPAdapter"):
         return None  # a subclass may size itself: unknown
     if any(kw.arg is None for kw in adapter.keywords):
         return None
@@ -247,7 +239,7 @@ def _thread_pool_hit(
             continue
         hand_call, target = handed
         # `submit(fetch, session, u)`: the arguments after the callable reach it too (not `map`'s iterables).
-        extra = list(hand_call.args[1:]) if _callee_name(hand_call.func) in ("submit", "apply_async") else []
+        extra = list(hand_call.args[1:]) if callee_name(hand_call.func) in ("submit", "apply_async") else []
         for binding, name in sessions.used_by(target, ctx, extra):
             size = sessions.size(binding)
             if size is not None and workers > size:

@@ -98,29 +98,10 @@ class _Index:
         return current if current is not None else self.tree
 
     def names_in(self, node: ast.AST) -> Set[str]:
-        """Every identifier bound or read anywhere inside `node` (nested scopes included)."""
+        """Every identifier bound or read anywhere inside `node` (nested scopes included), cached."""
         cached = self._names_cache.get(node)
         if cached is None:
-            cached = set()
-            for sub in ast.walk(node):
-                if isinstance(sub, ast.Name):
-                    cached.add(sub.id)
-                elif isinstance(sub, ast.arg):
-                    cached.add(sub.arg)
-                elif isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                    cached.add(sub.name)
-                elif isinstance(sub, ast.alias):
-                    cached.add(sub.asname or sub.name.split(".", 1)[0])
-                elif isinstance(sub, (ast.Global, ast.Nonlocal)):
-                    cached.update(sub.names)
-                elif isinstance(sub, ast.ExceptHandler) and sub.name:
-                    cached.add(sub.name)
-                elif isinstance(sub, (ast.MatchAs, ast.MatchStar)) if hasattr(ast, "MatchAs") else False:
-                    if sub.name:  # type: ignore[attr-defined]
-                        cached.add(sub.name)  # type: ignore[attr-defined]
-                elif hasattr(ast, "MatchMapping") and isinstance(sub, ast.MatchMapping) and sub.rest:
-                    cached.add(sub.rest)
-            self._names_cache[node] = cached
+            cached = self._names_cache[node] = identifiers_in(node)
         return cached
 
 
@@ -350,6 +331,30 @@ def _generator_extent(index: _Index, lines: Sequence[str], call: ast.Call, state
     if last < 0 or not _own_lines(lines, block, first, last):
         return None
     return block[last]
+
+
+def identifiers_in(node: ast.AST) -> Set[str]:
+    """Every identifier bound or read anywhere inside `node` (nested scopes included): what a new name must avoid."""
+    found: Set[str] = set()
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name):
+            found.add(sub.id)
+        elif isinstance(sub, ast.arg):
+            found.add(sub.arg)
+        elif isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            found.add(sub.name)
+        elif isinstance(sub, ast.alias):
+            found.add(sub.asname or sub.name.split(".", 1)[0])
+        elif isinstance(sub, (ast.Global, ast.Nonlocal)):
+            found.update(sub.names)
+        elif isinstance(sub, ast.ExceptHandler) and sub.name:
+            found.add(sub.name)
+        elif isinstance(sub, (ast.MatchAs, ast.MatchStar)) if hasattr(ast, "MatchAs") else False:
+            if sub.name:  # type: ignore[attr-defined]
+                found.add(sub.name)  # type: ignore[attr-defined]
+        elif hasattr(ast, "MatchMapping") and isinstance(sub, ast.MatchMapping) and sub.rest:
+            found.add(sub.rest)
+    return found
 
 
 def free_name(taken: Set[str], preferred: str) -> str:

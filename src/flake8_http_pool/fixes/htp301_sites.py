@@ -8,10 +8,11 @@ workers any reported pool runs on it.
 from __future__ import annotations
 
 import ast
-from typing import Dict, List, NamedTuple, Optional, Sequence, Set, Tuple
+from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from ..finding import Finding
 from .positions import char_column
+from .htp101_sites import identifiers_in
 
 # The adapter module of each session library (requests_futures' FuturesSession is a requests.Session).
 # Not niquests: its Session mounts adapters configured from the session (retries, resolver, HTTP/3 cache,
@@ -41,22 +42,6 @@ def _dotted(expr: ast.expr) -> Optional[str]:
     return None
 
 
-def _all_names(tree: ast.Module) -> Set[str]:
-    names: Set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name):
-            names.add(node.id)
-        elif isinstance(node, ast.arg):
-            names.add(node.arg)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(node.name)
-        elif isinstance(node, ast.alias):
-            names.add(node.asname or node.name.split(".", 1)[0])
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            names.add(node.name)
-    return names
-
-
 def _binding_count(tree: ast.Module, name: str) -> int:
     """How many places bind `name` (imports, assignments, defs, parameters) anywhere in the module."""
     count = 0
@@ -84,7 +69,7 @@ def adapter_reference(tree: ast.Module, module: str) -> Tuple[str, bool]:
                     name = alias.asname or alias.name
                     if _binding_count(tree, name) == 1:
                         return name, False
-    taken = _all_names(tree)
+    taken = identifiers_in(tree)
     for name in (_ADAPTER, "PoolAdapter", "SizedHTTPAdapter"):
         if name not in taken:
             return name, True

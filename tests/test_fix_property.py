@@ -7,6 +7,7 @@ import ast
 import warnings
 
 import hypothesmith
+from splicing import splice
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -50,14 +51,7 @@ def _compiles(source: str) -> bool:
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large])
 @given(hypothesmith.from_grammar(), _FRAGMENTS, st.integers(min_value=0, max_value=400))
 def test_fix_keeps_generated_code_compiling(source, fragment, cut):
-    lines = source.splitlines(keepends=True)
-    at = cut % (len(lines) + 1)
-    indent = ""
-    if at < len(lines):
-        stripped = lines[at].lstrip(" \t")
-        indent = lines[at][: len(lines[at]) - len(stripped)]
-    spliced = "".join(indent + line + "\n" for line in fragment.splitlines())
-    text = _PRELUDE + "".join(lines[:at]) + spliced + "".join(lines[at:])
+    text = _PRELUDE + splice(source, fragment, cut)
     if not _compiles(text):
         return
     with warnings.catch_warnings():

@@ -6,6 +6,7 @@ import ast
 import warnings
 
 import hypothesmith
+from splicing import splice
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -64,15 +65,7 @@ def test_engine_never_raises_on_generated_modules(source):
 @_SETTINGS
 @given(hypothesmith.from_grammar(), _FRAGMENTS, st.integers(min_value=0, max_value=400))
 def test_engine_never_raises_with_http_calls_spliced_in(source, fragment, cut):
-    lines = source.splitlines(keepends=True)
-    at = cut % (len(lines) + 1)
-    # Indent the fragment like the line it lands before, so it joins that block.
-    indent = ""
-    if at < len(lines):
-        stripped = lines[at].lstrip(" \t")
-        indent = lines[at][: len(lines[at]) - len(stripped)]
-    spliced = "".join(indent + line + "\n" for line in fragment.splitlines())
-    tree = _parse(_PRELUDE + "".join(lines[:at]) + spliced + "".join(lines[at:]))
+    tree = _parse(_PRELUDE + splice(source, fragment, cut))
     if tree is not None:
         analyze(tree)
 

@@ -265,7 +265,7 @@ def test_loop_fix_keeps_output_and_reuses_one_connection(
 ) -> None:
     _need(*modules)
     assert [f.code for f in check_source(source)] == ["HTP101"]
-    _, before, after, fixed = _before_and_after(tmp_path, server, source)
+    _, before, after, fixed = _before_and_after(tmp_path, server, source, "--unsafe-fixes")  # HTP101: unsafe
     assert before == requests_made, "each unpooled call should have opened its own connection"
     assert after == 1, fixed
     assert not check_source(fixed)
@@ -586,6 +586,8 @@ def test_download_fix_writes_the_same_file_in_a_fraction_of_the_memory(
     assert written.read_bytes() == expected, "the original program wrote something else"
     written.unlink()
     _fix(path)
+    assert path.read_text() == program, "HTP201's fix is unsafe (a broken transfer leaves a partial file)"
+    _fix(path, "--unsafe-fixes")
     fixed = path.read_text()
     assert streamed in fixed, fixed
     assert not [f for f in check_source(fixed) if f.code == "HTP201"], fixed

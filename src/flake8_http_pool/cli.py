@@ -95,6 +95,7 @@ class ScanSettings(NamedTuple):
     options: Options
     codes: frozenset
     exclude: List[Tuple[str, str]]  # (glob, the folder it is relative to)
+    config: Any = None  # the Config read (fix takes its fix-safety settings from it)
 
 
 def scan_settings(args: argparse.Namespace) -> ScanSettings:
@@ -126,7 +127,7 @@ def scan_settings(args: argparse.Namespace) -> ScanSettings:
         exclude = [(pattern, config.base) for pattern in config.exclude]
     exclude += [(pattern, os.getcwd()) for pattern in args.extend_exclude]
     codes = frozenset(selection.codes(rule.code for rule in ALL_RULES))
-    return ScanSettings(options, codes, exclude)
+    return ScanSettings(options, codes, exclude, config)
 
 
 def _positive_int(value: str) -> int:
@@ -174,7 +175,7 @@ def run_check(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: T
     from .runner import Runner, default_jobs
 
     settings = scan_settings(args)
-    options, codes, exclude = settings
+    options, codes, exclude = settings.options, settings.codes, settings.exclude
 
     errors = _Errors(stderr)
     discovery = Discovery(Excluder(exclude), errors)

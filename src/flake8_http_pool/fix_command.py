@@ -12,6 +12,7 @@ import time
 from collections import Counter
 from typing import Any, Iterable, List, NamedTuple, Optional, TextIO, Tuple
 
+from .fix_facts import FixFacts
 from .options import Options
 
 WRITE, DIFF, CHECK = "write", "diff", "check"
@@ -50,9 +51,14 @@ def add_fix_parser(commands: Any) -> argparse.ArgumentParser:
     return fix
 
 
-def fix_file(path: str, options: Options, codes: frozenset, unsafe: bool, mode: str) -> FileFixResult:
-    """Fix one file; never raises for anything the file holds. Writes only in WRITE mode, and only on change."""
+def fix_file(path: str, options: Options, codes: frozenset, unsafe: bool, mode: str,
+             facts: Optional[FixFacts] = None) -> FileFixResult:
+    """Fix one file; never raises for anything the file holds. Writes only in WRITE mode, and only on change.
+
+    `facts` are the project's (see fix_facts); without them a fix sees only what this file itself says.
+    """
     from .checking import mentions_a_library
+    from .fix_facts import NO_FACTS, module_name
     from .fixing import fix_source, planned_fixes, write_atomically
     from .source_files import SourceError, decode_source, read_bytes
 
@@ -61,15 +67,16 @@ def fix_file(path: str, options: Options, codes: frozenset, unsafe: bool, mode: 
         text = decode_source(data)
         if not options.unpooled_calls and not mentions_a_library(data):
             return FileFixResult(path)
+        facts = (facts or NO_FACTS)._replace(module=module_name(path))
         if mode == CHECK:
             # Whether anything would change is the planners' answer; carrying the plan out with libcst would
             # cost about four times as much and write nothing anyway.
-            planned = planned_fixes(text, options, codes, unsafe, filename=path)
+            planned = planned_fixes(text, options, codes, unsafe, filename=path, facts=facts)
             left = tuple(sorted(planned.unsafe_left.items()))
             if planned.error is not None:
                 return FileFixResult(path, unsafe_left=left, error=planned.error)
             return FileFixResult(path, bool(planned.applied), tuple(sorted(planned.applied.items())), left)
-        result = fix_source(text, options, codes, unsafe, filename=path)
+        result = fix_source(text, options, codes, unsafe, filename=path, facts=facts)
     except SourceError as error:
         return FileFixResult(path, error=error.reason)
     except (RecursionError, MemoryError):
@@ -101,9 +108,24 @@ def unified_diff(path: str, old: str, new: str) -> str:
     return "".join(out)
 
 
-def _fix_job(shared: Tuple[Options, frozenset, bool, str], candidate: Any) -> FileFixResult:
-    options, codes, unsafe, mode = shared
-    return fix_file(candidate.path, options, codes, unsafe, mode)
+def _fix_job(shared: Tuple[Options, frozenset, bool, str, FixFacts], candidate: Any) -> FileFixResult:
+    options, codes, unsafe, mode, facts = shared
+    return fix_file(candidate.path, options, codes, unsafe, mode, facts)
+
+
+def project_fix_facts(paths: List[str], config: Any) -> FixFacts:
+    """The facts of the projects the paths lie in: what their files patch, whether they pin requests 2.32+."""
+    from .fix_facts import FixFacts, find_project_root, gather_fix_facts
+
+    roots = sorted({find_project_root(path) for path in paths})
+    gathered = [gather_fix_facts(root) for root in roots]
+    return FixFacts(
+        patched=frozenset().union(*(facts.patched for facts in gathered)),
+        requests_232=bool(gathered) and all(facts.requests_232 for facts in gathered),
+        application=bool(getattr(config, "application", False)),
+        extend_safe=tuple(getattr(config, "extend_safe_fixes", ())),
+        extend_unsafe=tuple(getattr(config, "extend_unsafe_fixes", ())),
+    )
 
 
 def _crashed(candidate: Any) -> FileFixResult:
@@ -172,7 +194,7 @@ def run_fix(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: Tex
     from .discovery import PYTHON, Discovery, Excluder, expand_arguments
     from .runner import Runner, default_jobs
 
-    options, codes, exclude = cli.scan_settings(args)
+    options, codes, exclude, config = cli.scan_settings(args)
 
     mode = DIFF if args.diff else CHECK if args.check else WRITE
     skipped: List[Tuple[str, str]] = []
@@ -185,7 +207,10 @@ def run_fix(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: Tex
     discovery = Discovery(Excluder(exclude), on_error)
     paths: Iterable[str] = expand_arguments(args.paths or ["."], stdin)
     candidates = (c for c in discovery.candidates(paths) if c.kind == PYTHON)
-    runner = Runner(_fix_job, (options, codes, args.unsafe_fixes, mode), _crashed, args.jobs or default_jobs())
+    # A path list on stdin names files of the project around the working directory.
+    roots = [p for p in (args.paths or ["."]) if p != "-"] or ["."]
+    facts = project_fix_facts(roots, config)
+    runner = Runner(_fix_job, (options, codes, args.unsafe_fixes, mode, facts), _crashed, args.jobs or default_jobs())
 
     progress = _Progress(stderr, not args.no_progress)
     scanned = changed = 0

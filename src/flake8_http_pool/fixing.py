@@ -17,10 +17,10 @@ from typing import Iterable, List, NamedTuple, Optional, Sequence, Set, Tuple
 
 from .engine import analyze, may_have_findings
 from .finding import Finding
-from .fixes import FIXES
+from .fix_facts import NO_FACTS, FixFacts
+from .fixes import FIXES, Fix
 from .fixes.positions import source_lines
 from .options import DEFAULT_OPTIONS, Options
-from .rule import FIX_SAFE, FIX_UNSAFE
 from .source_files import SourceError, parse_source
 
 MAX_ROUNDS = 8
@@ -35,19 +35,10 @@ class FixResult(NamedTuple):
     error: Optional[str] = None
 
 
-def fixable_codes(codes: Optional[Iterable[str]], unsafe: bool) -> List[str]:
-    """The codes among `codes` (all when None) whose fix may be applied (safe ones, and unsafe with `unsafe`)."""
-    from .rules import RULES_BY_CODE
-
+def fix_keys(codes: Optional[Iterable[str]]) -> List[str]:
+    """The FIXES keys whose rule is among `codes` (all when None), in the order fixes are tried."""
     wanted = None if codes is None else set(codes)
-    out = []
-    for code, fix in FIXES.items():
-        if wanted is not None and fix.rule_code not in wanted:
-            continue
-        safety = fix.safety or RULES_BY_CODE[fix.rule_code].fix
-        if safety == FIX_SAFE or (safety == FIX_UNSAFE and unsafe):
-            out.append(code)
-    return out
+    return [key for key, fix in FIXES.items() if wanted is None or fix.rule_code in wanted]
 
 
 def _comments(text: str) -> "Counter[str]":
@@ -86,17 +77,20 @@ def fix_source(
     codes: Optional[Iterable[str]] = None,
     unsafe: bool = False,
     filename: str = "<unknown>",
+    facts: FixFacts = NO_FACTS,
 ) -> FixResult:
     """Apply the allowed fixes to `text` until nothing changes (a few rounds at most).
 
-    `codes` limits the rules (the selection after --select/--ignore; all when None). Each round runs the
-    engine, plans the first fix that has work, carries it out with libcst, and checks that the result parses,
-    compiles and keeps every comment. On any failure the original text comes back with `error` set.
+    `codes` limits the rules (the selection after --select/--ignore; all when None); `facts` are the project's
+    (what it patches, what it pins; see fix_facts). Each round runs the engine, plans every fix, keeps the sites
+    whose safety is allowed, carries out the first fix with such sites with libcst, and checks that the result
+    parses, compiles and keeps every comment. On any failure the original text comes back with `error` set.
     """
-    selected, allowed, unsafe_codes = _split_codes(codes, unsafe)
+    keys = fix_keys(codes)
+    selected = None if codes is None else set(codes)
     applied: "Counter[str]" = Counter()
     unsafe_left: "Counter[str]" = Counter()
-    if not (allowed or unsafe_codes) or not may_have_findings(text, options):
+    if not keys or not may_have_findings(text, options):
         return FixResult(text, applied, unsafe_left)
     original_compiles = _compiles(text, filename) is None
     comments = _comments(text)
@@ -108,9 +102,9 @@ def fix_source(
                 return FixResult(text, Counter(), Counter(), analysed)  # the same words as `check`
             return FixResult(text, Counter(), Counter(), f"a fix produced code that does not parse: {analysed}")
         tree, findings = analysed
-        lines = source_lines(current)
-        unsafe_left = _planned(findings, unsafe_codes, tree, lines)
-        step = _one_fix(current, findings, allowed, tree, lines, filename)
+        plans = _site_plans(findings, keys, tree, source_lines(current), facts.with_module(facts.module, tree), unsafe)
+        unsafe_left = _held(plans)
+        step = _one_fix(current, plans, filename)
         if isinstance(step, _Failure):
             return FixResult(text, Counter(), Counter(), step.reason)
         if step is None or step[0] == current:
@@ -135,30 +129,27 @@ def planned_fixes(
     codes: Optional[Iterable[str]] = None,
     unsafe: bool = False,
     filename: str = "<unknown>",
+    facts: FixFacts = NO_FACTS,
 ) -> FixResult:
     """What `fix --check` needs: which fixes would apply, judged by the stdlib planners alone (no libcst).
 
-    `applied` counts the findings of each code whose fix has work planned; the text is never changed. It runs
+    `applied` counts, per code, the sites whose fix may be carried out; the text is never changed. It runs
     the engine once, so it answers "would anything change" at the cost of a check, where `fix_source` pays for
     libcst. A file `fix_source` would leave alone (its plan fails verification) is still counted here: the
     golden and corpus tests hold the two to the same verdict.
     """
-    selected, allowed, unsafe_codes = _split_codes(codes, unsafe)
-    if not (allowed or unsafe_codes) or not may_have_findings(text, options):
+    keys = fix_keys(codes)
+    if not keys or not may_have_findings(text, options):
         return FixResult(text, Counter(), Counter())
-    analysed = _analyse(text, options, selected, filename)
+    analysed = _analyse(text, options, None if codes is None else set(codes), filename)
     if isinstance(analysed, str):
         return FixResult(text, Counter(), Counter(), analysed)
     tree, findings = analysed
-    lines = source_lines(text)
-    return FixResult(text, _planned(findings, allowed, tree, lines), _planned(findings, unsafe_codes, tree, lines))
-
-
-def _split_codes(codes: Optional[Iterable[str]], unsafe: bool) -> Tuple[Optional[Set[str]], List[str], List[str]]:
-    """The selected codes (None: all), the fix keys that may be applied, and the unsafe ones held back."""
-    selected = None if codes is None else set(codes)
-    allowed = fixable_codes(selected, unsafe)
-    return selected, allowed, [code for code in fixable_codes(selected, True) if code not in allowed]
+    plans = _site_plans(findings, keys, tree, source_lines(text), facts.with_module(facts.module, tree), unsafe)
+    allowed: "Counter[str]" = Counter()
+    for plan in plans:
+        allowed[plan.fix.rule_code] += len(plan.allowed)
+    return FixResult(text, +allowed, _held(plans))
 
 
 def _analyse(text: str, options: Options, selected: Optional[Set[str]],
@@ -185,41 +176,56 @@ class _Failure(NamedTuple):
     reason: str
 
 
-def _planned(
-    findings: Sequence[Finding], fix_keys: Sequence[str], tree: ast.Module, lines: List[str]
-) -> "Counter[str]":
-    """Per rule code, the findings of the fixes in `fix_keys` whose planner has work for them."""
-    left: "Counter[str]" = Counter()
-    for code in fix_keys:
-        mine = [f for f in findings if f.code == FIXES[code].rule_code]
-        if mine and FIXES[code].plan(mine, tree, lines):
-            left[FIXES[code].rule_code] += len(mine)
-    return left
+class _SitePlan(NamedTuple):
+    """One fix's plan for a round: the sites it may carry out, and the unsafe ones held back."""
+
+    fix: Fix
+    allowed: List[object]
+    held: List[object]
 
 
-def _one_fix(text: str, findings: Sequence[Finding], allowed: Sequence[str], tree: ast.Module, lines: List[str],
-             filename: str) -> "Optional[tuple] | _Failure":
-    """Plan and apply the first allowed fix with work to do: (new text, code, fixes applied), None if none has."""
-    for code in allowed:
-        mine = [f for f in findings if f.code == FIXES[code].rule_code]
+def _site_plans(findings: Sequence[Finding], keys: Sequence[str], tree: ast.Module, lines: List[str],
+                facts: FixFacts, unsafe: bool) -> List[_SitePlan]:
+    """Every fix's plan for these findings, its sites split by their safety (RULES.md decides it per site)."""
+    plans = []
+    for key in keys:
+        fix = FIXES[key]
+        mine = [f for f in findings if f.code == fix.rule_code]
         if not mine:
             continue
-        plan = FIXES[code].plan(mine, tree, lines)
-        if not plan:
+        items = fix.plan(mine, tree, lines, facts)
+        if items:
+            plans.append(_SitePlan(fix, *fix.split_plan(items, facts, unsafe)))
+    return plans
+
+
+def _held(plans: Sequence[_SitePlan]) -> "Counter[str]":
+    """Per rule code, the unsafe sites held back (the summary's "use --unsafe-fixes" count)."""
+    held: "Counter[str]" = Counter()
+    for plan in plans:
+        held[plan.fix.rule_code] += len(plan.held)
+    return +held
+
+
+def _one_fix(text: str, plans: Sequence[_SitePlan], filename: str) -> "Optional[tuple] | _Failure":
+    """Carry out the first plan with sites allowed: (new text, code, fixes applied), None if none has."""
+    for plan in plans:
+        if not plan.allowed:
             continue
         import libcst as cst  # only here: a file with nothing to fix never pays for it
         from libcst.codemod import CodemodContext
 
+        code = plan.fix.rule_code
         try:
             module = cst.parse_module(text)
-            command = FIXES[code].command_class()(CodemodContext(filename=filename), plan)
+            command = plan.fix.command_class()(CodemodContext(filename=filename), plan.allowed)
             module = command.transform_module(module)
         except cst.ParserSyntaxError as error:
             return _Failure(f"libcst cannot parse it: {str(error).splitlines()[0]}")
         except Exception as error:  # a bug in a fix must not lose the file: report it and leave it alone
             return _Failure(f"{code} fix failed: {type(error).__name__}: {error}")
         if command.applied:
-            return module.code, FIXES[code].rule_code, command.applied
+            return module.code, code, command.applied
     return None
 
 

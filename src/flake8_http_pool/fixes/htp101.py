@@ -16,6 +16,7 @@ from typing import Any, Dict, List, Optional, Sequence, Set, Tuple, Union
 import libcst as cst
 
 from ..finding import Finding
+from ..fix_facts import FixFacts
 from .base import FindingFixCommand, lines_of
 from .htp101_sites import CallEdit, LoopWrap, plan_loop_wraps
 
@@ -31,8 +32,8 @@ class UnpooledCallInLoopCommand(FindingFixCommand):
     )
     CODE = "HTP101"
 
-    def make_plan(self, findings: Sequence[Finding], tree: ast.Module, text: str) -> List[Any]:
-        return list(plan_loop_wraps(findings, tree, lines_of(text)))
+    def make_plan(self, findings: Sequence[Finding], tree: ast.Module, text: str, facts: FixFacts) -> List[Any]:
+        return list(plan_loop_wraps(findings, tree, lines_of(text), facts))
 
     def prepare(self, plan: Sequence[Any]) -> None:
         self._wraps: Dict[Tuple[int, int], LoopWrap] = {(w.loop[0], w.loop[1]): w for w in plan}

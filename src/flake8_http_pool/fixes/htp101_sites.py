@@ -10,6 +10,7 @@ import ast
 from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Set, Tuple
 
 from ..finding import Finding
+from ..fix_facts import NO_FACTS, FixFacts
 from ..libraries import FAMILIES, unpooled_family
 from .positions import Span, char_span
 
@@ -374,7 +375,9 @@ def _contains(outer: Span, inner: Span) -> bool:
     return outer != inner and starts_before and (inner[2], inner[3]) <= (outer[2], outer[3])
 
 
-def plan_loop_wraps(findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str]) -> List[LoopWrap]:
+def plan_loop_wraps(findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str],
+    facts: FixFacts = NO_FACTS,
+) -> List[LoopWrap]:
     """The loops to wrap this round, one library per loop; loops nested in another planned loop wait a round."""
     index = _Index(tree)
     groups: Dict[Tuple[Tuple[int, int, int, int], str], List[Tuple[Finding, ast.Call]]] = {}

@@ -15,6 +15,7 @@ from typing import Any, Dict, List, Sequence, Tuple
 import libcst as cst
 
 from ..finding import Finding
+from ..fix_facts import FixFacts
 from .base import FindingFixCommand, lines_of
 from .htp102_sites import SharedCall, SharedClient, plan_shared_clients
 
@@ -28,8 +29,8 @@ class SharedClientCommand(FindingFixCommand):
     CODE = "HTP102"
     RULES = ("HTP102", "HTP101")  # also HTP101's deferred and handed-on calls (FIXES["HTP101:unsafe"])
 
-    def make_plan(self, findings: Sequence[Finding], tree: ast.Module, text: str) -> List[Any]:
-        return list(plan_shared_clients(findings, tree, lines_of(text)))
+    def make_plan(self, findings: Sequence[Finding], tree: ast.Module, text: str, facts: FixFacts) -> List[Any]:
+        return list(plan_shared_clients(findings, tree, lines_of(text), facts))
 
     def prepare(self, plan: Sequence[Any]) -> None:
         self._calls: Dict[Tuple[int, int, int, int], Tuple[SharedClient, SharedCall]] = {

@@ -11,6 +11,7 @@ import ast
 from typing import Dict, List, NamedTuple, Optional, Sequence, Set, Tuple
 
 from ..finding import Finding
+from ..fix_facts import NO_FACTS, FixFacts
 from ..libraries import unpooled_family
 from .htp101_sites import ImportRef, _arguments_fit, _import_refs, _Index, _module_binding
 from .positions import Span, char_span
@@ -148,7 +149,9 @@ def _passed_fits(index: _Index, library: str, verb: str, finding: Finding) -> bo
     return name in mappers and len(call.args) == 2
 
 
-def plan_shared_clients(findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str]) -> List[SharedClient]:
+def plan_shared_clients(findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str],
+    facts: FixFacts = NO_FACTS,
+) -> List[SharedClient]:
     """The module-level clients to create (or reuse) and the sites to send through them, one entry per library."""
     index = _Index(tree)
     groups: Dict[str, List[Tuple[Finding, Optional[ast.Call]]]] = {}

@@ -13,6 +13,7 @@ import ast
 from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from ..finding import Finding
+from ..fix_facts import NO_FACTS, FixFacts
 from .htp101_sites import _contains, _Index, _span
 from .positions import Span, char_span
 
@@ -57,7 +58,9 @@ def _in_header(loop: ast.stmt, name: str) -> bool:
     return any(isinstance(n, ast.Name) and n.id == name for part in header for n in ast.walk(part))
 
 
-def plan_hoists(findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str]) -> List[Hoist]:
+def plan_hoists(findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str],
+    facts: FixFacts = NO_FACTS,
+) -> List[Hoist]:
     """One hoist per loop this round; a loop inside another planned loop waits for the next round."""
     index = _Index(tree)
     chosen: Dict[Tuple[int, int, int, int], Hoist] = {}

@@ -18,6 +18,7 @@ import ast
 from typing import Dict, List, NamedTuple, Optional, Sequence, Set, Tuple, Union
 
 from ..finding import Finding
+from ..fix_facts import NO_FACTS, FixFacts
 from ..libraries import FAMILIES
 from .htp101_sites import _contains, _Index, _span, free_name
 from .htp103_sites import _closed_or_rebound
@@ -163,7 +164,7 @@ def _only_used_there(index: _Index, function: ast.AST, statement: ast.stmt, vari
 
 
 def plan_client_parameters(
-    findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str]
+    findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str], facts: FixFacts = NO_FACTS
 ) -> List[ClientParameter]:
     """The functions to give a client parameter this round (one finding per function)."""
     index = _Index(tree)

@@ -17,6 +17,7 @@ import ast
 from typing import Any, List, Mapping, NamedTuple, Optional, Sequence, Set, Tuple
 
 from ..finding import Finding
+from ..fix_facts import NO_FACTS, FixFacts
 from .htp101_sites import _Index, _module_binding, free_name
 from .positions import Span, char_span
 
@@ -521,7 +522,7 @@ def _lines(index: _Index, call: ast.Call, wrap: Optional[Wrap], write: Optional[
 
 
 def plan_response_fixes(
-    findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str], code: str
+    findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str], code: str, facts: FixFacts = NO_FACTS
 ) -> List[ResponseEdit]:
     """The edits for `code`'s findings this round; edits touching the same lines as one already planned wait
     for the next round (the fix loop runs again), so no two edits of a round fight over a statement."""

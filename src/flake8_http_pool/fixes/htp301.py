@@ -15,6 +15,7 @@ import libcst as cst
 from libcst.codemod.visitors import AddImportsVisitor
 
 from ..finding import Finding
+from ..fix_facts import FixFacts
 from .base import FindingFixCommand, lines_of
 from .htp301_sites import AdapterMount, plan_adapter_mounts
 
@@ -25,8 +26,8 @@ class PoolSmallerThanWorkersCommand(FindingFixCommand):
     DESCRIPTION = "HTP301: mount HTTPAdapter(pool_connections=N, pool_maxsize=N) on the session the N workers share."
     CODE = "HTP301"
 
-    def make_plan(self, findings: Sequence[Finding], tree: ast.Module, text: str) -> List[Any]:
-        return list(plan_adapter_mounts(findings, tree, lines_of(text)))
+    def make_plan(self, findings: Sequence[Finding], tree: ast.Module, text: str, facts: FixFacts) -> List[Any]:
+        return list(plan_adapter_mounts(findings, tree, lines_of(text), facts))
 
     def prepare(self, plan: Sequence[Any]) -> None:
         self._after: Dict[Tuple[int, int], List[AdapterMount]] = {}

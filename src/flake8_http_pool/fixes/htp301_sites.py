@@ -11,6 +11,7 @@ import ast
 from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from ..finding import Finding
+from ..fix_facts import NO_FACTS, FixFacts
 from .positions import char_column
 from .htp101_sites import identifiers_in
 
@@ -151,7 +152,9 @@ def _session_target(stmt: ast.stmt, finding: Finding) -> Tuple[Optional[str], bo
     return None, False
 
 
-def plan_adapter_mounts(findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str]) -> List[AdapterMount]:
+def plan_adapter_mounts(findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str],
+    facts: FixFacts = NO_FACTS,
+) -> List[AdapterMount]:
     """The mounts to add, one entry per session; sites whose binding statement cannot be used are left alone."""
     sites = _Sites(tree)
     grouped: Dict[Tuple[Tuple[int, int], str], List[Tuple[Finding, bool, str]]] = {}

@@ -11,6 +11,7 @@ import ast
 from typing import List, NamedTuple, Optional, Sequence, Set, Tuple
 
 from ..finding import Finding
+from ..fix_facts import NO_FACTS, FixFacts
 from .positions import char_column
 
 # Modules a moved import may bring along: importing them before the patch is what gevent itself asks for.
@@ -101,7 +102,9 @@ def _shares_a_line(tree: ast.Module, moved: Sequence[ast.stmt]) -> bool:
     return False
 
 
-def plan_patch_moves(findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str]) -> List[PatchMove]:
+def plan_patch_moves(findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str],
+    facts: FixFacts = NO_FACTS,
+) -> List[PatchMove]:
     """One move for the module when every reported patch can move; nothing when any of them cannot.
 
     Moving only some of the patches would leave the others where they were, so the module is either fixed

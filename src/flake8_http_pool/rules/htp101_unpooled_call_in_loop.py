@@ -1,14 +1,14 @@
 """HTP101 unpooled-call-in-loop: an unpooled request function called in a loop scope."""
 
 from ..checks import connections
-from ..rule import FIX_SAFE, Rule
+from ..rule import FIX_UNSAFE, Rule
 
 RULE = Rule(
     code="HTP101",
     name="unpooled-call-in-loop",
     summary="A request function that opens its own connection, called once per loop iteration",
     message="{call}() {where} opens a new connection (and TLS handshake) for every request; {remedy}",
-    fix=FIX_SAFE,
+    fix=FIX_UNSAFE,
     fix_title="Create one {client} around the loop and call through it",
     check=connections.unpooled_call_in_loop,
     what_it_does="""\
@@ -64,17 +64,21 @@ def fetch_all(urls):
     return pages
 """,
     fix_safety="""\
-The fix is safe. It wraps the statement holding the outermost loop of the function (or of the module) in
+The fix is unsafe: `fix --unsafe-fixes` applies it (or `extend-safe-fixes = ["HTP101"]` in the config, for a
+team that accepts the differences below). It wraps the statement holding the outermost loop of the function (or of the module) in
 `with requests.Session() as session:` - `with httpx.Client() as client:` for httpx,
 `async with aiohttp.ClientSession() as session:` for aiohttp - and sends the request through it
 (`session.get(...)`). If `session` is already taken, a free name is chosen; the imports the new code needs
 are added, and imports the fix leaves unused are removed. For grequests the fix passes `session=session`
 instead of calling through the session.
 
-This keeps what the program computes: `requests.get()` itself creates a new `Session` with the same
-defaults for each call, and the one the fix creates lives only for the loop and is closed after it. There is
-one difference: a cookie set by one response in the loop is sent with the next request to that host, where
-each `requests.get()` call started with an empty cookie jar.
+`requests.get()` itself creates a new `Session` with the same defaults for each call, and the one the fix
+creates lives only for the loop and is closed after it. Still, a program can tell the difference, which is
+why the fix is unsafe: a cookie set by one response in the loop is sent with the next request to that host
+(where each `requests.get()` started with an empty jar), and a jar cookie beats a per-call `cookies=` of the
+same name; a kept-alive connection that the server drops between iterations can fail the next request, where
+a fresh connection would not; and before requests 2.32 a pooled connection was reused whatever the call's
+`verify=` / `cert=` (CVE-2024-35195).
 
 Where the call sits inside a `lambda` or nested `def`, or the function is handed over as a callable (it may
 run after the statement has ended, in a thread pool or a greenlet), the loop-scoped `with` would close the

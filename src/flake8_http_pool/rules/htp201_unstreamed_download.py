@@ -1,14 +1,14 @@
 """HTP201 unstreamed-download: a whole response body written to a file."""
 
 from ..checks import downloads
-from ..rule import FIX_SAFE, Rule
+from ..rule import FIX_UNSAFE, Rule
 
 RULE = Rule(
     code="HTP201",
     name="unstreamed-download",
     summary="A whole response body held in memory, then written to a file",
     message="response body of {call}() is held whole in memory before it is written to a file; {remedy}",
-    fix=FIX_SAFE,
+    fix=FIX_UNSAFE,
     fix_title="Stream the body to the file in chunks",
     check=downloads.unstreamed_download,
     what_it_does="""\
@@ -50,7 +50,7 @@ def download(url, path):
                 f.write(chunk)
 """,
     fix_safety="""\
-The fix is safe, for requests, niquests, httpx (sync and `httpx.AsyncClient`), aiohttp and `urlopen`. For
+The fix is unsafe (applied by `fix --unsafe-fixes`), for requests, niquests, httpx (sync and `httpx.AsyncClient`), aiohttp and `urlopen`. For
 requests the request becomes a `with` statement with `stream=True`
 (`with requests.get(url, stream=True) as r:`), so its connection goes back to the pool when the block ends
 and HTP203 never follows; `Path(p).write_bytes(r.content)` becomes `with ... as r, Path(p).open("wb") as f:`.
@@ -59,10 +59,11 @@ The body is then written in chunks: `for chunk in r.iter_content(chunk_size=6553
 `iter_bytes()` for httpx. For aiohttp the body is written with
 `async for chunk in resp.content.iter_chunked(65536)`, and for `urlopen` with `shutil.copyfileobj(resp, f)`.
 
-The file receives the same bytes: `iter_content()` decodes gzip and deflate just as `.content` does. The one
-difference is what a broken connection leaves behind: before, the error came before anything was written;
-now the file holds the part received so far. Code that needs all-or-nothing should write to a temporary file
-and rename it. Comments survive the fix.
+The file receives the same bytes: `iter_content()` decodes gzip and deflate just as `.content` does. What
+makes the fix unsafe is what a broken connection leaves behind: before, the error came before the file was
+opened, so the old file (or none) stayed; now the file holds the part received so far, and code that skips a
+download when `path.exists()` keeps that partial file for good. Code that needs all-or-nothing should write to
+a temporary file and rename it. Comments survive the fix.
 
 The fix is left undone (the finding stays, report only) where the rewrite could change what the program
 does: the body is also read another way (`r.json()`, a second `r.content`), the response is returned,

@@ -10,6 +10,8 @@ sends), send a chunked body with a CRLF split across two chunks, or send a plain
 - HTP202 `iter_content(chunk_size=1024)` written to a file is safe: the same files after `fix`.
 - HTP201 with a file opened for appending is report-only: a retry after a broken transfer would append the
   whole body after the part streamed before (shown with the rewrite the fix would have made).
+- HTP203 where the project's tests stub the session method is report-only: the stub response has no
+  `__enter__`, so the `with` the fix would write fails the project's own check.
 """
 
 from __future__ import annotations
@@ -328,3 +330,59 @@ def test_htp201_append_mode_with_a_retry_is_report_only(tmp_path: Path, base: st
     written = would_be.files["log.bin"]
     assert written.endswith(body(200000)) and len(written) > 200000, "the broken part is left before the body"
     assert body(200000).startswith(written[: len(written) - 200000])
+
+
+# -- HTP203 where the project's tests stub the session method: report-only ---------------------------------------
+APP = """\
+import requests
+
+
+def content_length(url):
+    with requests.Session() as s:
+        r = s.get(url, stream=True)
+        return r.headers.get("content-length")
+"""
+
+APP_TEST = """\
+from unittest import mock
+
+import requests
+
+from shop import app
+
+
+class StubResponse:
+    headers = {"content-length": "3"}
+
+
+with mock.patch.object(requests.Session, "get", return_value=StubResponse()):
+    print(app.content_length("http://stub.invalid/"))
+"""
+
+
+def test_htp203_left_alone_where_the_project_stubs_the_session_method(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'shop'\n")
+    package = tmp_path / "shop"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    app = package / "app.py"
+    app.write_text(APP)
+    check = _program(tmp_path, APP_TEST, "check_app.py")
+    assert [f.code for f in check_source(APP)] == ["HTP203"]
+    before = _run(check, tmp_path, "unused")
+    assert before.code == 0 and before.stdout == "3\n"
+
+    for flags in ((), ("--unsafe-fixes",)):
+        _fix(app, *flags)
+        assert app.read_text() == APP, "the stubbed site was rewritten"
+    assert _run(check, tmp_path, "unused") == before
+
+    # Why: with the stub standing for the response, the `with` the fix would write fails.
+    app.write_text(APP.replace(
+        "        r = s.get(url, stream=True)\n        return r.headers.get(\"content-length\")\n",
+        "        with s.get(url, stream=True) as r:\n            return r.headers.get(\"content-length\")\n",
+    ))
+    assert app.read_text() != APP and not check_source(app.read_text())
+    result = subprocess.run([sys.executable, str(check)], capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    # Python 3.11 says "does not support the context manager protocol", older ones "AttributeError: __enter__".
+    assert result.returncode != 0 and ("context manager" in result.stderr or "__enter__" in result.stderr)

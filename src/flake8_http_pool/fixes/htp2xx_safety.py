@@ -101,7 +101,7 @@ def may_be_stubbed(parents: Mapping[ast.AST, ast.AST], call: ast.Call, details: 
 
     The project patches or wraps the request function or method (as this module writes it, or the library's
     own name, or what it calls on the way), or the client's class; or the request goes through something
-    that is not the library itself: a client that is not bound once, in this function, to the constructor.
+    that is not the library itself: a client bound in this function to anything but its constructor.
     A stub without `__enter__` or `iter_content` would break the `with` and the chunked read.
     """
     func = call.func
@@ -116,8 +116,9 @@ def may_be_stubbed(parents: Mapping[ast.AST, ast.AST], call: ast.Call, details: 
         elif isinstance(receiver, ast.Name):
             frame = _frame_of(parents, call)
             values = list(_bindings(frame, receiver.id)) if frame is not None else []
-            if len(values) == 1 and isinstance(values[0], ast.Call):
-                constructor = values[0]
+            built = {dotted_name(v.func) if isinstance(v, ast.Call) else None for v in values}
+            if values and len(built) == 1 and None not in built:
+                constructor = values[0]  # type: ignore[assignment]  # every binding calls one constructor
         if constructor is None:
             return True  # the client is not built right here: it may be anything by the time this runs
         built_by = dotted_name(constructor.func)

@@ -9,7 +9,7 @@ RULE = Rule(
     summary="iter_content(), iter_lines() or .raw on a requests response made without stream=True",
     message="{use} on the response of {call}() made without stream=True: the whole body is already in memory; pass stream=True",
     fix=FIX_SAFE,
-    fix_title="Pass stream=True to the request; safe for iter_content(N) written or joined",
+    fix_title="Pass stream=True to the request",
     check=downloads.stream_api_without_stream,
     what_it_does="""\
 Checks for the streaming API of a requests response - `r.iter_content()`, `r.iter_lines()` or `r.raw` - on

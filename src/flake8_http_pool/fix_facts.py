@@ -22,7 +22,13 @@ ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
 # Calls whose first argument names what they patch (a dotted string), or whose first two name an object and
 # the attribute patched on it.
 _PATCH_CALLS = frozenset({"patch", "setattr", "patch.object", "patch.dict", "delattr"})
-_PATCH_GATE = re.compile(rb"patch|setattr|delattr|\.\w+\s*=[^=]")
+# A file can patch only through one of these words, or by assigning to an attribute of a library it imports.
+_PATCH_WORDS = (b"patch", b"mocker", b"setattr", b"delattr")
+# One pattern per library: a pattern that starts with a literal is searched for that literal first (fast).
+_LIBRARY_ATTRIBUTE_STORES = tuple(
+    re.compile(re.escape(name) + rb"\.[\w.]+[ \t]*=[^=]")
+    for name in (b"requests", b"httpx", b"aiohttp", b"urllib3", b"grequests", b"niquests")
+)
 _SKIP_DIRS = frozenset({".git", "__pycache__", "node_modules", ".tox", ".nox", "build", "dist", ".venv", "venv"})
 _REQUESTS_232 = (2, 32)
 
@@ -176,6 +182,11 @@ def project_python_files(root: str) -> Iterator[str]:
                 yield os.path.join(directory, name)
 
 
+def may_patch(data: bytes) -> bool:
+    """The byte gate: whether a file's text could patch or rebind anything (most files cannot)."""
+    return any(word in data for word in _PATCH_WORDS) or any(store.search(data) for store in _LIBRARY_ATTRIBUTE_STORES)
+
+
 def project_patches(files: Iterable[str]) -> Set[str]:
     """The patch targets of every file that passes the byte gate; unreadable or broken files are passed over."""
     found: Set[str] = set()
@@ -185,7 +196,7 @@ def project_patches(files: Iterable[str]) -> Set[str]:
                 data = handle.read(4 * 1024 * 1024 + 1)
         except OSError:
             continue
-        if len(data) > 4 * 1024 * 1024 or not _PATCH_GATE.search(data):
+        if len(data) > 4 * 1024 * 1024 or not may_patch(data):
             continue
         try:
             tree = ast.parse(data, filename=path)

@@ -9,6 +9,9 @@ RULE = Rule(
     summary="A request function that opens its own connection, called once per loop iteration",
     message="{call}() {where} opens a new connection (and TLS handshake) for every request; {remedy}",
     fix=FIX_UNSAFE,
+    fix_sites=(
+        "report only where a call in the loop passes `cookies=`, where the loop mixes `verify=` / `cert=` values and requests is not pinned at 2.32 or newer, where the project patches or wraps the rewritten name, where the library's import would not bind the name before the new `with`, and for `urlopen`; a loop inside a function that runs many times gets HTP102's fix"
+    ),
     fix_title="Create one {client} around the loop and call through it",
     check=connections.unpooled_call_in_loop,
     what_it_does="""\

@@ -9,6 +9,9 @@ RULE = Rule(
     summary="A request function that opens its own connection, called in a function that runs many times",
     message="{call}() in {function}(), which runs many times ({reason}), opens a new connection on every call; {remedy}",
     fix=FIX_UNSAFE,
+    fix_sites=(
+        'report only where the project patches or wraps the rewritten name, or where the library is imported optionally or only inside functions'
+    ),
     fix_title="Share one module-level {client}",
     check=connections.unpooled_call_in_hot_function,
     what_it_does="""\

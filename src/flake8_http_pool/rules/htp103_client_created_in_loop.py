@@ -9,6 +9,9 @@ RULE = Rule(
     summary="A pooled client (Session, Client, ClientSession, PoolManager) created anew in every loop iteration",
     message="{client}() created in a loop opens a new connection pool every iteration; create it once, before the loop",
     fix=FIX_UNSAFE,
+    fix_sites=(
+        "report only where the constructor's arguments use a name bound in the loop, the loop sets the client's auth, headers, cookies or adapters, or a client of the same library is already open around the loop"
+    ),
     fix_title="Create the client once, before the loop",
     check=connections.client_created_in_loop,
     what_it_does="""\

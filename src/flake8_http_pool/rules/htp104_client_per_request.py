@@ -9,6 +9,9 @@ RULE = Rule(
     summary="A pooled client created inside a function that runs many times, and not kept for reuse",
     message="{client}() created in {function}(), which runs many times ({reason}), opens new connections on every call; create one client in the caller and pass it in",
     fix=FIX_UNSAFE,
+    fix_sites=(
+        "offered only for functions nobody outside the project can call (a leading underscore, a nested function, a script's, or any with `application = true`); report only where a call site has no loop or gather to hoist the client above, or a second client of the same library would nest"
+    ),
     fix_title="Take the client as a parameter and create one in the caller",
     check=connections.client_per_request,
     what_it_does="""\

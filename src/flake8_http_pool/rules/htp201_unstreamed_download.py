@@ -9,6 +9,9 @@ RULE = Rule(
     summary="A whole response body held in memory, then written to a file",
     message="response body of {call}() is held whole in memory before it is written to a file; {remedy}",
     fix=FIX_UNSAFE,
+    fix_sites=(
+        'report only for a file opened in append mode, a body used again after the write, or where a stub may stand for the response (the project patches the request function)'
+    ),
     fix_title="Stream the body to the file in chunks",
     check=downloads.unstreamed_download,
     what_it_does="""\

@@ -9,6 +9,9 @@ RULE = Rule(
     summary="iter_content(), iter_lines() or .raw on a requests response made without stream=True",
     message="{use} on the response of {call}() made without stream=True: the whole body is already in memory; pass stream=True",
     fix=FIX_SAFE,
+    fix_sites=(
+        'safe only for `iter_content(chunk_size=N)` with a literal N whose chunks are only written or joined; unsafe for `iter_content()` / `chunk_size=None` and `iter_lines()`, whose chunks and lines change; report only where the iterator escapes the statement'
+    ),
     fix_title="Pass stream=True to the request",
     check=downloads.stream_api_without_stream,
     what_it_does="""\

@@ -9,6 +9,9 @@ RULE = Rule(
     summary="A thread pool with more workers than the shared requests session keeps connections",
     message="{pool} runs {workers} workers on a {client} whose connection pool keeps {size}; the rest are opened and discarded: mount HTTPAdapter(pool_connections={workers}, pool_maxsize={workers})",
     fix=FIX_SAFE,
+    fix_sites=(
+        'report only where the session the pool uses cannot be found'
+    ),
     fix_title="Mount an HTTPAdapter sized to the workers",
     check=pools.pool_smaller_than_workers,
     what_it_does="""\

@@ -9,6 +9,9 @@ RULE = Rule(
     summary="gevent monkey-patching after HTTP or socket modules are imported",
     message="{patch} after `import {module}` (line {line}) leaves it with blocking sockets; move the patch to the top of the module",
     fix=FIX_SAFE,
+    fix_sites=(
+        'report only where the move would cross a statement that is not an import (`sys.path.insert(...)`, `os.environ[...] = ...`)'
+    ),
     fix_title="Move the monkey-patch to the top of the module",
     check=gevent.late_monkey_patch,
     what_it_does="""\

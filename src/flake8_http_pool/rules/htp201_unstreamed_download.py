@@ -10,7 +10,7 @@ RULE = Rule(
     message="response body of {call}() is held whole in memory before it is written to a file; {remedy}",
     fix=FIX_UNSAFE,
     fix_sites=(
-        'report only for a file opened in append mode, a body used again after the write, or where a stub may stand for the response (the project patches the request function)'
+        'report only for a file opened for appending (or with a mode that is not a literal), a body used again after the write or read another way, or where a stub may stand for the response (the project patches or wraps the request function, method or client class, or the client is not bound to its constructor)'
     ),
     fix_title="Stream the body to the file in chunks",
     check=downloads.unstreamed_download,

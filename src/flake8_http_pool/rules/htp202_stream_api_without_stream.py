@@ -10,7 +10,7 @@ RULE = Rule(
     message="{use} on the response of {call}() made without stream=True: the whole body is already in memory; pass stream=True",
     fix=FIX_SAFE,
     fix_sites=(
-        'safe only for `iter_content(chunk_size=N)` with a literal N whose chunks are only written or joined; unsafe for `iter_content()` / `chunk_size=None` and `iter_lines()`, whose chunks and lines change; report only where the iterator escapes the statement'
+        'safe only for `iter_content(chunk_size=N)` with a literal N whose chunks are only written or joined; unsafe for `iter_lines()`, `iter_content()` / `chunk_size=None` / a size that is not a literal, chunks used one by one, and `.raw`, whose chunks, lines or bytes change; report only where an iterator escapes the statement, the body is read twice, or a stub may stand for the response'
     ),
     fix_title="Pass stream=True to the request",
     check=downloads.stream_api_without_stream,

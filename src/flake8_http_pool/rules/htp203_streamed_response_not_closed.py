@@ -10,7 +10,7 @@ RULE = Rule(
     message="stream=True response from {call}() is never closed, so its connection never returns to the pool; use it in a `with` block",
     fix=FIX_SAFE,
     fix_sites=(
-        "report only where the response is used outside one block, or where a stub may stand for it (the project patches the session's method)"
+        "report only where the response is used outside one block, an iterator over its body escapes its statement, or a stub may stand for it (the project patches the session's method)"
     ),
     fix_title="Use the response in a `with` block",
     check=downloads.streamed_response_not_closed,

@@ -12,6 +12,8 @@ sends), send a chunked body with a CRLF split across two chunks, or send a plain
   whole body after the part streamed before (shown with the rewrite the fix would have made).
 - HTP203 where the project's tests stub the session method is report-only: the stub response has no
   `__enter__`, so the `with` the fix would write fails the project's own check.
+Two tables then pin down the per-site classes these runs justify, through `fix_source` alone: which file
+openers append (HTP201 report-only), and which HTP202 stream uses are safe, unsafe or report-only.
 """
 
 from __future__ import annotations
@@ -386,3 +388,85 @@ def test_htp203_left_alone_where_the_project_stubs_the_session_method(tmp_path: 
     result = subprocess.run([sys.executable, str(check)], capture_output=True, text=True, timeout=60, cwd=tmp_path)
     # Python 3.11 says "does not support the context manager protocol", older ones "AttributeError: __enter__".
     assert result.returncode != 0 and ("context manager" in result.stderr or "__enter__" in result.stderr)
+
+
+# -- HTP201: which openers append (planner only, no server) -------------------------------------------------------
+@pytest.mark.parametrize(
+    "opener, fixed",
+    [
+        ('open(path, "wb")', True),
+        ('open(path, mode="xb")', True),
+        ('open(path, "r+b")', True),
+        ('open(path, "ab")', False),
+        ('open(path, mode="a+b")', False),
+        ("open(path, MODE)", False),  # not a literal: may append
+        ('open(path, **OPTIONS)', False),
+        ('io.open(path, "ab")', False),
+        ('io.open(path, "wb")', True),
+        ('gzip.open(path, "ab")', False),
+        ('os.fdopen(os.open(path, os.O_WRONLY), "ab")', False),
+        ('os.fdopen(os.open(path, os.O_WRONLY), "wb")', True),
+        ('Path(path).open("ab")', False),
+        ('Path(path).open(mode="wb")', True),
+        ('tempfile.NamedTemporaryFile(delete=False)', True),  # "w+b" when no mode is given
+        ('tempfile.NamedTemporaryFile("ab", delete=False)', False),
+    ],
+)
+def test_htp201_append_modes_are_report_only(opener: str, fixed: bool) -> None:
+    from flake8_http_pool.fixing import fix_source
+
+    source = (
+        "import gzip\nimport io\nimport os\nimport tempfile\nfrom pathlib import Path\n\nimport requests\n\n"
+        "MODE = 'wb'\nOPTIONS = {}\n\n\n"
+        f"def save(url, path):\n    r = requests.get(url)\n    with {opener} as f:\n        f.write(r.content)\n"
+    )
+    assert [f.code for f in check_source(source)] == ["HTP201"], opener
+    result = fix_source(source, unsafe=True)
+    assert result.error is None
+    assert bool(result.applied["HTP201"]) is fixed, result.text
+
+
+# -- HTP202: each stream use's class (planner only, no server) ----------------------------------------------------
+@pytest.mark.parametrize(
+    "use, expected",
+    [
+        ("for chunk in r.iter_content(1024):\n        out.write(chunk)", "safe"),
+        ("for chunk in r.iter_content(chunk_size=8192):\n        if chunk:\n            out.write(chunk)", "safe"),
+        ("out.writelines(r.iter_content(4096))", "safe"),
+        ('data = b"".join(r.iter_content(1024))', "safe"),
+        ("for chunk in r.iter_content(1024, decode_unicode=False):\n        out.write(chunk)", "safe"),
+        ("for chunk in r.iter_content():\n        out.write(chunk)", "unsafe"),
+        ("for chunk in r.iter_content(chunk_size=None):\n        out.write(chunk)", "unsafe"),
+        ("for chunk in r.iter_content(SIZE):\n        out.write(chunk)", "unsafe"),
+        ("for chunk in r.iter_content(True):\n        out.write(chunk)", "unsafe"),
+        ('data = "".join(r.iter_content(1024, decode_unicode=True))', "unsafe"),
+        ("for chunk in r.iter_content(1024):\n        out.write(chunk)\n        print(len(chunk))", "unsafe"),
+        ("for chunk in r.iter_content(1024):\n        out.write(chunk)\n    else:\n        out.flush()", "unsafe"),
+        ("for line in r.iter_lines():\n        out.write(line)", "unsafe"),
+        ("shutil.copyfileobj(r.raw, out)", "unsafe"),
+        ("data = r.raw.read()", "unsafe"),
+        ("it = r.iter_content(1024)", "report-only"),
+        ("PENDING.append(r.iter_lines())", "report-only"),
+        ("sink(r.iter_content(1024))", "report-only"),
+        ("PENDING.extend([r.iter_lines()])", "report-only"),
+        ("sink(line for line in r.iter_lines())", "report-only"),
+        ("out.write(b''.join(r.iter_content(1024)))\n    out.write(r.content)", "report-only"),
+    ],
+)
+def test_htp202_site_classes(use: str, expected: str) -> None:
+    from flake8_http_pool.fixing import fix_source
+
+    source = (
+        "import shutil\n\nimport requests\n\nPENDING = []\nSIZE = 1024\n\n\n"
+        f"def save(url, out, sink):\n    r = requests.get(url)\n    {use}\n"
+    )
+    assert [f.code for f in check_source(source)] == ["HTP202"], use
+    safe, unsafe = fix_source(source), fix_source(source, unsafe=True)
+    assert safe.error is None and unsafe.error is None
+    found = (
+        "safe" if safe.applied["HTP202"]
+        else "unsafe" if unsafe.applied["HTP202"] and safe.unsafe_left["HTP202"]
+        else "report-only" if not unsafe.applied["HTP202"] and not safe.unsafe_left["HTP202"]
+        else "inconsistent"
+    )
+    assert found == expected, (safe, unsafe)

@@ -405,6 +405,22 @@ def _inside(index: _Index, node: ast.AST, holder: ast.AST) -> bool:
     return False
 
 
+def _uses_inside_with(index: _Index, call: ast.Call, name: str) -> Optional[List[ast.Attribute]]:
+    """The uses of `with call as name:`'s response when all are inside that `with` and no iterator over the
+    body escapes its statement; None otherwise (after the block, a streamed response is closed)."""
+    uses = response_uses(index, call, name)
+    item = index.parents.get(call)
+    holder = index.parents.get(item) if isinstance(item, ast.withitem) else None
+    if not uses or holder is None:
+        return None
+    for use in uses:
+        if not _inside(index, use, holder):
+            return None
+        if use.attr in _STREAM_APIS and _keeps_body_iterator(index, use):
+            return None
+    return uses
+
+
 def _request_call(index: _Index, finding: Finding) -> Optional[ast.Call]:
     call = index.calls.get((finding.line, finding.col, finding.end_line, finding.end_col))
     if call is None:
@@ -469,19 +485,22 @@ def _plan_one(index: _Index, finding: Finding, lines: Sequence[str], facts: FixF
             return None
         return ResponseEdit(code, request_span, False, None, planned[0], None, _lines(index, call, planned[0]))
     if code == "HTP202":
-        if library not in _REQUESTS or _has_keyword(call, "stream") or not response or in_with:
+        if library not in _REQUESTS or _has_keyword(call, "stream") or not response:
             return None
-        planned = plan_wrap(index, call, response, lines)
+        wrap: Optional[Wrap] = None
+        if in_with:  # `with requests.get(u) as r:` closes it already: only `stream=True` is added
+            uses = _uses_inside_with(index, call, response)
+        else:
+            planned = plan_wrap(index, call, response, lines)
+            wrap, uses = planned if planned is not None else (None, None)
         # A streamed body can be read once: `r.content` / `r.json()` after iter_content() would fail.
-        if planned is None or any(u.attr not in _HEAD_ATTRS | _STREAM_APIS for u in planned[1]):
+        if uses is None or any(u.attr not in _HEAD_ATTRS | _STREAM_APIS for u in uses):
             return None
-        reads = [u for u in planned[1] if u.attr in _STREAM_APIS and not _sets_raw_attribute(index, u)]
+        reads = [u for u in uses if u.attr in _STREAM_APIS and not _sets_raw_attribute(index, u)]
         if len(reads) > 1:
             return None  # a second iteration would find the stream consumed
         safety = SAFE if all(stream_use_safety(index.parents, u) == SAFE for u in reads) else UNSAFE
-        return ResponseEdit(
-            code, request_span, True, None, planned[0], None, _lines(index, call, planned[0]), safety
-        )
+        return ResponseEdit(code, request_span, True, None, wrap, None, _lines(index, call, wrap), safety)
     if code != "HTP201":
         return None
     if library in _REQUESTS:

@@ -49,7 +49,8 @@ def save_log(url, path):
     fix_safety="""\
 Safety is decided per site. The fix adds `stream=True` to the request and makes the request a `with`
 statement around the statements that use the response, so the connection is released when the block ends
-(a streamed response that is never closed would be HTP203).
+(a streamed response that is never closed would be HTP203). A request that is already a `with` target only
+gets `stream=True`, where every use of the response is inside that block.
 
 Safe (applied by `fix`): `iter_content(N)` or `iter_content(chunk_size=N)` with a literal int N whose chunks
 are only written (`for chunk in r.iter_content(N): f.write(chunk)`, also under `if chunk:`;
@@ -76,8 +77,8 @@ No fix is offered (report only) where:
 - the body is read twice (two iterations, or an iteration and `r.content`, `r.text`, `r.json()`,
   `r.apparent_encoding`): a streamed body can be read once ("The content for this response was already
   consumed");
-- the response is used in another block, handed on, read by a closure, or the request is inline or
-  already a `with` target;
+- the response is used in another block (or after its `with` block), handed on, read by a closure, or
+  the request is inline;
 - a stub may stand for the response: the project patches or wraps the request function or method, what it
   calls on the way or the session class (as for HTP201); a stub response without `__enter__` breaks the
   `with`.

@@ -57,8 +57,11 @@ def add_fix_parser(commands: Any) -> argparse.ArgumentParser:
         "fix",
         help="rewrite code to reuse connections (safe fixes; --unsafe-fixes for the rest)",
         description="Apply the fixes of the rules found in Python files, in place. Directories are walked as by "
-        "`check`. Exit 0: done; 1: with --check, files would change; 2: usage error or a file that could not "
-        "be processed.",
+        "`check`. A file is written only under its root (the directory argument it was found in, else the "
+        "working directory; name a file by its real path to fix it elsewhere), only if unchanged since it was "
+        "read and not read-only, atomically, keeping links, owner, mode and line ends. Exit 0: done; 1: with "
+        "--check, files would change; 2: usage error or a file that could not be processed; 128+N: stopped by "
+        "signal N (no file half-written).",
     )
     add_scan_arguments(fix, "fix")
     fix.add_argument("--unsafe-fixes", action="store_true", help="also apply fixes that may change behaviour")

@@ -192,7 +192,7 @@ def _unhandled_sites(text: str, options: Options, codes: FrozenSet[str], unsafe:
     if not left:
         return None
     findings = analyze(parse_source(text, path), options, codes=set(left), source=text)
-    sites = ", ".join(f"{f.code} at line {f.line}" for f in findings)
+    sites = ", ".join(f"{f.code} at line {f.line}" for f in findings) or ", ".join(sorted(left))
     return f"{sites}: not fixed (the fix cannot handle a form feed at the start of a line); fix by hand"
 
 

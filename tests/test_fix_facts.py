@@ -89,3 +89,19 @@ def test_project_root_module_name_and_gathered_patches(tmp_path: Path) -> None:
 def test_requests_pin(tmp_path: Path, requirements: str, expected: bool) -> None:
     (tmp_path / "requirements.txt").write_text(requirements)
     assert pins_requests_232(str(tmp_path)) is expected
+
+
+def test_each_file_gets_its_own_projects_patches(tmp_path: Path) -> None:
+    """Two projects in one folder: one's test patch of `requests.get` must not hold back the other's fix."""
+    from cli_support import run_cli
+
+    loop = "import requests\n\nfor url in URLS:\n    requests.get(url)\n"
+    for name in ("patched", "plain"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "setup.py").write_text("")
+        (tmp_path / name / "client.py").write_text(loop)
+    (tmp_path / "patched" / "test_client.py").write_text('from unittest import mock\nmock.patch("requests.get")\n')
+    result = run_cli(["fix", "--isolated", "--unsafe-fixes", "."], cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "patched" / "client.py").read_text() == loop  # report only: the tests patch requests.get
+    assert "session.get(url)" in (tmp_path / "plain" / "client.py").read_text()

@@ -18,10 +18,11 @@ from typing import List
 import pytest
 
 from flake8_http_pool.engine import check_source
+from flake8_http_pool.fixing import fix_source
 from flake8_http_pool.rule import FIX_UNSAFE
 from flake8_http_pool.rules import RULES_BY_CODE
-from flake8_http_pool.fixing import encode_like, fix_source, write_atomically
 from flake8_http_pool.source_files import decode_source
+from flake8_http_pool.writing import encode_like, write_atomically
 
 CASES_DIR = Path(__file__).parent / "fixtures" / "fixes"
 CASES: List[Path] = sorted(p for p in CASES_DIR.glob("HTP*.py") if not p.name.endswith(".fixed.py"))
@@ -174,7 +175,7 @@ def test_interrupted_write_leaves_the_original(tmp_path: Path, monkeypatch: pyte
     path = tmp_path / "keep.py"
     path.write_bytes(b"x = 1\n")
 
-    def interrupted(*args: object) -> None:
+    def interrupted(*args: object, **kwargs: object) -> None:
         raise KeyboardInterrupt
 
     monkeypatch.setattr(os, "replace", interrupted)

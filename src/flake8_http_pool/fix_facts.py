@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 import os
 import re
-from typing import FrozenSet, Iterable, Iterator, NamedTuple, Optional, Set, Tuple
+from typing import Dict, FrozenSet, Iterable, Iterator, NamedTuple, Optional, Set, Tuple
 
 from .bindings import dotted_name
 
@@ -144,7 +144,8 @@ def _qualified(name: Optional[str], imports: dict) -> Optional[str]:
 
 
 def find_project_root(path: str) -> str:
-    """The nearest folder at or above `path` that holds a project marker; the folder of `path` without one."""
+    """The nearest folder at or above `path` that holds a project marker. Without one: the working directory
+    when `path` lies under it (one project for the whole run), else the folder of `path`."""
     start = os.path.abspath(path)
     directory = start if os.path.isdir(start) else os.path.dirname(start)
     here = directory
@@ -153,7 +154,8 @@ def find_project_root(path: str) -> str:
             return here
         parent = os.path.dirname(here)
         if parent == here:
-            return directory
+            cwd = os.getcwd()
+            return cwd if directory == cwd or directory.startswith(cwd.rstrip(os.sep) + os.sep) else directory
         here = parent
 
 
@@ -233,13 +235,24 @@ def _lower_bound(specifiers: object) -> Optional[Tuple[int, ...]]:
     return best
 
 
-def gather_fix_facts(root: str, application: bool = False, extend_safe: Tuple[str, ...] = (),
-                     extend_unsafe: Tuple[str, ...] = ()) -> FixFacts:
-    """The facts of the project rooted at `root`, for a whole `fix` run."""
-    return FixFacts(
-        patched=frozenset(project_patches(project_python_files(root))),
-        requests_232=pins_requests_232(root),
-        application=application,
-        extend_safe=extend_safe,
-        extend_unsafe=extend_unsafe,
+def gather_fix_facts(root: str, settings: FixFacts = NO_FACTS) -> FixFacts:
+    """The facts of the project rooted at `root`, over `settings` (the config's application and safety lists)."""
+    return settings._replace(
+        patched=frozenset(project_patches(project_python_files(root))), requests_232=pins_requests_232(root)
     )
+
+
+# Per process: the project facts of each root met so far (a run's workers each gather a root once).
+_GATHERED: Dict[Tuple[str, FixFacts], FixFacts] = {}
+
+
+def facts_for_file(path: str, settings: FixFacts = NO_FACTS) -> FixFacts:
+    """The facts of the project the file at `path` belongs to (its nearest root marker), with its module name.
+
+    Each file gets its own project's: a folder holding several projects must not let one project's test
+    patches make another's sites report-only.
+    """
+    key = (find_project_root(path), settings)
+    if key not in _GATHERED:
+        _GATHERED[key] = gather_fix_facts(key[0], settings)
+    return _GATHERED[key]._replace(module=module_name(path))

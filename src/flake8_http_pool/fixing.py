@@ -1,4 +1,4 @@
-"""`fix`'s core: rewrite a source text until no allowed fix applies, verify it, and write files atomically.
+"""`fix`'s core: rewrite a source text until no allowed fix applies, and verify it (writing is `writing`'s).
 
 libcst is imported only here, and only for a text with something to fix.
 """
@@ -6,11 +6,9 @@ libcst is imported only here, and only for a text with something to fix.
 from __future__ import annotations
 
 import ast
+import difflib
 import io
-import os
 import re
-import stat
-import tempfile
 import tokenize
 from collections import Counter
 from typing import Iterable, List, NamedTuple, Optional, Sequence, Set, Tuple
@@ -64,11 +62,109 @@ def _compiles(text: str, filename: str) -> Optional[str]:
     return None
 
 
+_LINE_END = re.compile(r"(\r\n|\r|\n)")
+# The whitespace before a line's first token, up to its last form feed (the tokenizer restarts the indent there).
+_FORM_FEED_PREFIX = re.compile(r"^[ \t\f]*\f")
+
+
+def _lines_with_ends(text: str) -> List[Tuple[str, str]]:
+    """(line, its end) pairs, ends as the tokenizer sees them (\r\n, \r, \n; the last line's may be "")."""
+    parts = _LINE_END.split(text)
+    pairs = list(zip(parts[0::2], parts[1::2] + [""]))
+    if pairs and pairs[-1] == ("", ""):
+        pairs.pop()
+    return pairs
+
+
 def _same_newlines(original: str, new: str) -> str:
-    """New lines a fix wrote take the file's newline style when the file uses CRLF throughout."""
-    if "\r\n" in original and re.search(r"(?<!\r)\n", original) is None:
-        new = re.sub(r"(?<!\r)\n", "\r\n", new)
-    return new
+    """`new` with the original's line ends and form feeds, which libcst does not always keep.
+
+    libcst writes the lines a fix adds with the file's first line end, drops a final bare \r, and drops a form
+    feed at the start of a line (even of a line no fix touched). The lines of the two texts are matched by
+    content: each line of `new` ends as the original line it comes from; a line a fix wrote ends as the
+    original line it replaces, or the line it was inserted after (before, at the top); a file that ended its
+    last line keeps it ended. A lost form feed goes back in front of its line, or of the code that replaced
+    that line, when the tree stays the same (form feeds are whitespace; a changed tree means a misplaced one).
+    """
+    if "\r" not in original and "\r" not in new and "\f" not in original:
+        return new  # \n throughout, no form feed: the common case, kept cheap
+    old_lines = _lines_with_ends(original)
+    new_lines = _lines_with_ends(new)
+    styles = {end for _, end in old_lines if end}
+    if len(styles) <= 1:
+        style = styles.pop() if styles else "\n"
+        ends = [style if end else "" for _, end in new_lines]
+    else:
+        ends = _matched_ends(old_lines, new_lines)
+    for index in range(len(ends) - 1):  # only the last line may go without an end
+        if not ends[index]:
+            ends[index] = ends[index - 1] if index else "\n"
+    if ends and not ends[-1] and old_lines and old_lines[-1][1]:
+        ends[-1] = old_lines[-1][1]
+    bodies = [line for line, _ in new_lines]
+    if new.count("\f") < original.count("\f"):
+        bodies = _form_feeds_back([line for line, _ in old_lines], bodies)
+    return "".join(line + end for line, end in zip(bodies, ends))
+
+
+def _opcodes(old: Sequence[str], new: Sequence[str]) -> List[Tuple[str, int, int, int, int]]:
+    """difflib's opcodes turning `old` into `new`, the common head and tail matched first (a fix is local)."""
+    head = 0
+    while head < min(len(old), len(new)) and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
+        tail += 1
+    codes: List[Tuple[str, int, int, int, int]] = [("equal", 0, head, 0, head)] if head else []
+    matcher = difflib.SequenceMatcher(None, old[head:len(old) - tail], new[head:len(new) - tail], autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        codes.append((tag, head + i1, head + i2, head + j1, head + j2))
+    if tail:
+        codes.append(("equal", len(old) - tail, len(old), len(new) - tail, len(new)))
+    return codes
+
+
+def _matched_ends(old: List[Tuple[str, str]], new: List[Tuple[str, str]]) -> List[str]:
+    """For a file of mixed line ends: the end each line of `new` takes, from the original lines around it."""
+    ends: List[str] = []
+    for tag, i1, i2, j1, j2 in _opcodes([line for line, _ in old], [line for line, _ in new]):
+        for k in range(j2 - j1):
+            if tag in ("equal", "replace"):
+                source = min(i1 + k, i2 - 1)
+            else:  # inserted: the end of the line it follows (at the very top, of the line it precedes)
+                source = max(i1 - 1, 0)
+            ends.append(old[source][1] if source < len(old) else "\n")
+    if len(ends) != len(new):  # cannot happen; never make the text worse than libcst's
+        return [end for _, end in new]
+    return ends
+
+
+def _form_feeds_back(old: List[str], new: List[str]) -> List[str]:
+    """`new` with the leading form feeds of `old` that libcst dropped put back; `new` itself if that fails."""
+    prefixes = [match.group() if match else "" for match in map(_FORM_FEED_PREFIX.match, old)]
+    keys = [line[len(prefix):] for line, prefix in zip(old, prefixes)]
+    out = list(new)
+    for tag, i1, i2, j1, j2 in _opcodes(keys, new):
+        if tag == "equal":
+            for k in range(i2 - i1):
+                if prefixes[i1 + k]:
+                    out[j1 + k] = prefixes[i1 + k] + out[j1 + k]
+        elif tag == "replace":
+            for i in range(i1, i2):
+                if not prefixes[i]:
+                    continue
+                # The code that replaced that line: the line with the same text, re-indented, else the first.
+                same = [j for j in range(j1, j2) if new[j].strip() == keys[i].strip() and "\f" not in out[j]]
+                j = same[0] if same else j1 if i == i1 else -1
+                if j >= 0 and "\f" not in out[j]:
+                    out[j] = prefixes[i] + out[j]
+    before, after = "\n".join(new), "\n".join(out)
+    try:
+        if ast.dump(ast.parse(before)) != ast.dump(ast.parse(after)):
+            return new
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return new
+    return out
 
 
 def fix_source(
@@ -227,45 +323,3 @@ def _one_fix(text: str, plans: Sequence[_SitePlan], filename: str) -> "Optional[
         if command.applied:
             return module.code, code, command.applied
     return None
-
-
-# -- writing ---------------------------------------------------------------------------------------------
-def source_encoding(data: bytes) -> str:
-    """The encoding the interpreter reads `data` with ("utf-8-sig" when it starts with a BOM)."""
-    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-    return encoding
-
-
-def encode_like(new_text: str, original_bytes: bytes) -> bytes:
-    """`new_text` in the original file's encoding, BOM included when the original had one."""
-    return new_text.encode(source_encoding(original_bytes))
-
-
-def write_atomically(path: str, new_text: str, original_bytes: bytes) -> bool:
-    """Replace the file at `path` with `new_text`; False (and no write at all) when the bytes would not change.
-
-    The text is encoded as the original was (PEP 263 cookie, BOM), written to a temporary file beside the
-    original with its mode bits, flushed to disk, and moved over it with `os.replace`, so a crash or Ctrl-C
-    leaves either the old file or the new one, never half of one. A symlink is followed: its target is replaced.
-    """
-    data = encode_like(new_text, original_bytes)
-    if data == original_bytes:
-        return False
-    target = os.path.realpath(path)
-    mode = stat.S_IMODE(os.stat(target).st_mode)
-    directory, name = os.path.split(target)
-    fd, temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=".fix-tmp", dir=directory or ".")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temporary, mode)
-        os.replace(temporary, target)
-    except BaseException:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
-        raise
-    return True

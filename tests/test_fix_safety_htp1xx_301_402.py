@@ -67,3 +67,82 @@ def test_htp403_survives_the_shared_session(tmp_path: Path) -> None:
     assert "_HTTP_SESSION.get(" in text, text
     # The blocking call is still blocking: the fix must not make the finding vanish.
     assert [code for _, code in _check(path)] == ["HTP403"]
+
+
+# -- HTP102: names the project patches, imports it may not add ---------------------------------------------
+HOT_FETCH = '''\
+from requests import get
+
+
+def fetch(url):
+    return get(url).json()
+
+
+def fetch_all(urls):
+    return [fetch(u) for u in urls]
+'''
+
+
+def test_htp102_leaves_a_name_the_tests_patch(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("", encoding="utf-8")
+    _write(tmp_path, "pkg/__init__.py", "")
+    module = _write(tmp_path, "pkg/api.py", HOT_FETCH)
+    _write(
+        tmp_path, "tests/test_api.py",
+        "from unittest import mock\n\nfrom pkg import api\n\n\n"
+        "@mock.patch(\"pkg.api.get\")\ndef test_fetch(fake):\n    api.fetch('u')\n",
+    )
+    result = _fix(module, "--unsafe-fixes")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert module.read_text(encoding="utf-8") == HOT_FETCH
+    assert [code for _, code in _check(module)] == ["HTP102"]
+
+
+def test_htp102_without_the_patch_is_fixed(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("", encoding="utf-8")
+    _write(tmp_path, "pkg/__init__.py", "")
+    module = _write(tmp_path, "pkg/api.py", HOT_FETCH)
+    result = _fix(module, "--unsafe-fixes")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "_HTTP_SESSION.get(url)" in module.read_text(encoding="utf-8")
+    assert _check(module) == []
+
+
+OPTIONAL_IMPORT = '''\
+import sys
+
+try:
+    import requests
+except ImportError:
+    requests = None
+
+
+def fetch(url):
+    return requests.get(url).status_code
+
+
+def main(urls):
+    if requests is None:
+        print("offline")
+        return
+    for url in urls:
+        print(fetch(url))
+
+
+main(sys.argv[1:])
+'''
+
+
+def test_htp102_optional_import_still_imports_without_requests(tmp_path: Path) -> None:
+    """With requests missing the program must still start: no module-level client of it is written."""
+    path = _write(tmp_path, "tool.py", OPTIONAL_IMPORT)
+    _fix(path, "--unsafe-fixes")
+    assert path.read_text(encoding="utf-8") == OPTIONAL_IMPORT
+    blocker = _write(tmp_path, "blocker/requests.py", "raise ImportError('requests is not installed here')\n")
+    env_path = str(blocker.parent)
+    run = subprocess.run(
+        [sys.executable, "-c", f"import sys; sys.path.insert(0, {env_path!r}); sys.argv = ['tool']; "
+         f"exec(open({str(path)!r}).read())"],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert run.returncode == 0 and run.stdout == "offline\n", run.stderr

@@ -17,6 +17,8 @@ from ..libraries import unpooled_family
 from .htp101_sites import ImportRef, _arguments_fit, _import_refs, _Index, _module_binding
 from .positions import Span, char_span
 
+_MAX_LINE = 79  # pycodestyle's default (E501)
+
 # library -> (module holding the client class, class, preferred module-level name)
 _SHARED = {
     "requests": ("requests", "Session", "_HTTP_SESSION"),
@@ -237,6 +239,9 @@ def plan_shared_clients(findings: Sequence[Finding], tree: ast.Module, lines: Se
     plans = []
     taken = index.names_in(tree)
     exported = _exported(tree)
+    # The fix never makes a line longer than pycodestyle's 79 or the module's own longest line, whichever
+    # is more: a module that kept to its length stays within it.
+    limit = max([_MAX_LINE, *(len(line.rstrip("\r\n")) for line in lines)])
     for library in sorted(groups):
         module, constructor, preferred = _SHARED[library]
         first_stmt = tree.body[0] if tree.body else tree
@@ -253,6 +258,8 @@ def plan_shared_clients(findings: Sequence[Finding], tree: ast.Module, lines: Se
         for finding, call in groups[library]:
             verb = str(finding.details.get("verb"))
             func = call.func if call is not None else _expr_at(index, finding)
+            if _too_long(lines, call, func, f"{name}.{verb}", library, limit):
+                continue
             edits.append(
                 SharedCall(
                     char_span(lines, (finding.line, finding.col, finding.end_line, finding.end_col)),
@@ -263,6 +270,8 @@ def plan_shared_clients(findings: Sequence[Finding], tree: ast.Module, lines: Se
                     () if library == "grequests" else _removable(_import_refs(index, func), exported, facts),
                 )
             )
+        if not edits:
+            continue
         plans.append(
             SharedClient(
                 library, name, create, module_name, module if must_import else None, constructor,
@@ -270,6 +279,35 @@ def plan_shared_clients(findings: Sequence[Finding], tree: ast.Module, lines: Se
             )
         )
     return plans
+
+
+def _too_long(lines: Sequence[str], call: Optional[ast.Call], func: ast.expr, replacement: str, library: str,
+              limit: int) -> bool:
+    """Whether the rewritten site would make a line longer than `limit`: the line of the renamed function,
+    the lines of the call after it (they keep their alignment with it, so they move with it), and for
+    grequests the line that gets `, session=...`."""
+    line = func.lineno
+    start = char_span(lines, _span_of(func))
+    growth = len(replacement) - (start[3] - start[1]) if start[0] == start[2] else 0
+    if library == "grequests":
+        growth = 0
+    width = lambda number: len(lines[number - 1].rstrip("\r\n")) if 0 < number <= len(lines) else 0  # noqa: E731
+    end = call.end_lineno if call is not None and call.end_lineno else line
+    for number in range(line, end + 1):
+        extra = growth
+        if call is not None and number == end and library == "grequests":
+            extra += len(", session=") + len(replacement.split(".", 1)[0])
+        if call is not None and len(call.args) == 2 and library in ("requests", "niquests") \
+                and replacement.endswith(".get") and number == call.args[1].lineno:
+            extra += len("params=")
+        if extra > 0 and width(number) + extra > limit:
+            return True
+    return False
+
+
+def _span_of(node: ast.AST) -> Tuple[int, int, int, int]:
+    line, col = getattr(node, "lineno"), getattr(node, "col_offset")
+    return (line, col, getattr(node, "end_lineno", None) or line, getattr(node, "end_col_offset", None) or 0)
 
 
 def _expr_at(index: _Index, finding: Finding) -> ast.expr:

@@ -146,3 +146,54 @@ def test_htp102_optional_import_still_imports_without_requests(tmp_path: Path) -
         capture_output=True, text=True, timeout=60,
     )
     assert run.returncode == 0 and run.stdout == "offline\n", run.stderr
+
+
+# -- HTP402: the patch never jumps code that is not an import -----------------------------------------------
+VENDORED_PATCH = '''\
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "vendor"))
+
+import shim
+import socket
+from gevent import monkey
+
+monkey.patch_all()
+print(shim.WHERE, socket.AF_INET > 0)
+'''
+
+
+def test_htp402_patch_stays_below_sys_path_insert(tmp_path: Path) -> None:
+    """Moving the patch above `sys.path.insert` would import gevent before the vendored folder is on the path:
+    here the vendored stand-in of gevent is the only one, so the moved program would fail to start."""
+    _write(tmp_path, "vendor/shim.py", "WHERE = 'vendored'\n")
+    _write(tmp_path, "vendor/gevent/__init__.py", "")
+    _write(tmp_path, "vendor/gevent/monkey.py", "def patch_all():\n    print('patched')\n")
+    path = _write(tmp_path, "main.py", VENDORED_PATCH)
+    before = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert before.returncode == 0 and before.stdout == "patched\nvendored True\n", before.stderr
+    assert [code for _, code in _check(path)] == ["HTP402"]
+    result = _fix(path, "--unsafe-fixes")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert path.read_text(encoding="utf-8") == VENDORED_PATCH
+    assert [code for _, code in _check(path)] == ["HTP402"]
+
+
+def test_htp402_patch_moves_above_a_block_of_imports(tmp_path: Path) -> None:
+    _write(tmp_path, "gevent/__init__.py", "")
+    _write(tmp_path, "gevent/monkey.py", "import sys\n\n\ndef patch_all():\n    print('socket' in sys.modules)\n")
+    source = (
+        "try:\n    import ujson as json\nexcept ImportError:\n    import json\n\nimport socket\n"
+        "from gevent import monkey\n\nmonkey.patch_all()\nprint(json.dumps(socket.AF_INET > 0))\n"
+    )
+    path = _write(tmp_path, "main.py", source)
+    before = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert before.returncode == 0 and before.stdout == "True\ntrue\n", before.stderr
+    result = _fix(path)  # HTP402's fix is safe here: no --unsafe-fixes needed
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert path.read_text(encoding="utf-8").startswith("from gevent import monkey\n\nmonkey.patch_all()\n")
+    after = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    # The patch now runs before socket is imported: what HTP402 asks for, and the rest prints the same.
+    assert after.returncode == 0 and after.stdout == "False\ntrue\n", after.stderr
+    assert _check(path) == []

@@ -197,3 +197,48 @@ def test_htp402_patch_moves_above_a_block_of_imports(tmp_path: Path) -> None:
     # The patch now runs before socket is imported: what HTP402 asks for, and the rest prints the same.
     assert after.returncode == 0 and after.stdout == "False\ntrue\n", after.stderr
     assert _check(path) == []
+
+
+# -- HTP104: a new parameter only where no caller outside can be broken -----------------------------------
+PUBLIC_FETCH = '''\
+import requests
+
+
+def fetch(url):
+    with requests.Session() as s:
+        return s.get(url).text
+
+
+def fetch_all(urls):
+    return [fetch(u) for u in urls]
+'''
+
+
+def test_htp104_public_function_is_report_only_in_a_library(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'lib'\n", encoding="utf-8")
+    _write(tmp_path, "lib/__init__.py", "")
+    path = _write(tmp_path, "lib/http.py", PUBLIC_FETCH)
+    result = _fix(path, "--unsafe-fixes")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert path.read_text(encoding="utf-8") == PUBLIC_FETCH
+    assert [code for _, code in _check(path)] == ["HTP104"]
+
+
+def test_htp104_application_config_allows_public_functions(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("[tool.flake8-http-pool]\napplication = true\n", encoding="utf-8")
+    _write(tmp_path, "app/__init__.py", "")
+    path = _write(tmp_path, "app/http.py", PUBLIC_FETCH)
+    result = _fix(path, "--unsafe-fixes")
+    assert result.returncode == 0, result.stdout + result.stderr
+    text = path.read_text(encoding="utf-8")
+    assert "def fetch(s, url):" in text and "with requests.Session() as session:" in text, text
+    assert _check(path) == []
+
+
+def test_htp104_functions_of_a_main_module_are_fixed(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'tool'\n", encoding="utf-8")
+    _write(tmp_path, "tool/__init__.py", "")
+    path = _write(tmp_path, "tool/__main__.py", PUBLIC_FETCH)
+    result = _fix(path, "--unsafe-fixes")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "def fetch(s, url):" in path.read_text(encoding="utf-8")

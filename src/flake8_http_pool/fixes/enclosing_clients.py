@@ -50,6 +50,16 @@ def client_family(expr: Optional[ast.AST], imports: Mapping[str, str]) -> Option
     return _FAMILY.get(root, root)
 
 
+def family_of(call: ast.Call, library: object, imports: Mapping[str, str]) -> Optional[str]:
+    """The library of the client a finding's call makes: the constructor's, else the one the engine names
+    (a factory call, `make_session()`, whose constructor sits in another function)."""
+    family = client_family(call, imports)
+    if family is None and isinstance(library, str) and library:
+        root = library.split(".", 1)[0]
+        family = _FAMILY.get(root, root)
+    return family
+
+
 def client_open_around(node: ast.AST, parents: Mapping[ast.AST, ast.AST], family: str,
                        imports: Mapping[str, str]) -> bool:
     """Whether a client of `family` is open where `node` runs: an enclosing `with` of one, or a statement

@@ -248,6 +248,9 @@ def plan_shared_clients(findings: Sequence[Finding], tree: ast.Module, lines: Se
         module_name, must_import = _module_binding(index, module, first_stmt)  # type: ignore[arg-type]
         if module_name is None or not _imported_unconditionally(tree, library):
             continue  # lazily or optionally imported: a module-level client would fail where the import does
+        after = _insert_after(tree, module_name)
+        if after is None:
+            continue  # no import block to follow (the library imported below a def): left to the reader
         existing = _existing_client(tree, module_name, constructor)
         if existing is not None and _runs_before(tree, existing):
             name, create = existing.targets[0].id, False  # type: ignore[attr-defined]
@@ -275,7 +278,7 @@ def plan_shared_clients(findings: Sequence[Finding], tree: ast.Module, lines: Se
         plans.append(
             SharedClient(
                 library, name, create, module_name, module if must_import else None, constructor,
-                _insert_after(tree, module_name), tuple(edits),
+                after, tuple(edits),
             )
         )
     return plans

@@ -15,7 +15,7 @@ from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from ..finding import Finding
 from ..fix_facts import NO_FACTS, FixFacts
-from .enclosing_clients import client_family, client_open_around, import_names
+from .enclosing_clients import client_open_around, family_of, import_names
 from .htp101_sites import _contains, _Index, _span
 from .positions import Span, char_span
 
@@ -96,7 +96,7 @@ def plan_hoists(findings: Sequence[Finding], tree: ast.Module, lines: Sequence[s
             continue
         if variable is not None and _in_header(loop, variable):
             continue
-        family = client_family(call, imports)
+        family = family_of(call, details.get("library"), imports)
         if family is None or client_open_around(loop, index.parents, family, imports):
             continue  # a client of that library is open around the loop already: hoisting would nest a second
         chosen[_span(loop)] = Hoist(

@@ -20,7 +20,7 @@ from typing import Dict, List, NamedTuple, Optional, Sequence, Set, Tuple, Union
 from ..finding import Finding
 from ..fix_facts import NO_FACTS, FixFacts
 from ..libraries import FAMILIES
-from .enclosing_clients import client_family, client_open_around, import_names
+from .enclosing_clients import client_open_around, family_of, import_names
 from .htp101_sites import _contains, _Index, _span, free_name
 from .htp103_sites import _closed_or_rebound
 from .positions import Span, char_span
@@ -266,7 +266,7 @@ def plan_client_parameters(
             continue
         if not _no_outside_callers(index, function, script, facts):
             continue  # a public signature: report only
-        family = client_family(call, imports)
+        family = family_of(call, details.get("library"), imports)
         if statement not in function.body and not _only_used_there(index, function, statement, variable):
             continue
         if isinstance(statement, (ast.With, ast.AsyncWith)):

@@ -172,11 +172,15 @@ def _is_script(tree: ast.Module, facts: FixFacts) -> bool:
     `if __name__ == "__main__":` block, or one whose module-level code calls its own functions
     (`main(sys.argv[1])`, `asyncio.run(main())`): importing that runs the program, so nobody does.
 
-    A module outside any package is not taken for a script by that alone: a flat project imports its modules
-    by their bare names, so their functions may have callers the fix cannot see.
+    Only a module outside any package (or of unknown name) counts: a package's module is importable by its
+    dotted name whatever it runs at the bottom (`pkg/cli.py` with a main block is often the package's API
+    too). And a module outside any package is not a script by that alone: a flat project imports its
+    modules by their bare names, so their functions may have callers the fix cannot see.
     """
     if facts.module == "__main__" or facts.module.endswith(".__main__"):
         return True
+    if "." in facts.module:
+        return False  # a module of a package is importable by its dotted name, main block or not
     own = {stmt.name for stmt in tree.body if isinstance(stmt, _FUNCTIONS)}
     for stmt in tree.body:
         if isinstance(stmt, ast.If) and isinstance(stmt.test, ast.Compare) and len(stmt.test.comparators) == 1:

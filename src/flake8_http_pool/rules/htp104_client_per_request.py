@@ -73,10 +73,11 @@ tests, a framework that calls a handler). So the parameter is only added to func
 project can call:
 - a name with a leading underscore (the function's, or its class's);
 - a function nested in another function;
-- any function of a script: a `__main__.py`, a module with an `if __name__ == "__main__":` block, or a module
-  whose module-level code calls its own functions (`main(sys.argv[1])`, `asyncio.run(main())`: importing it
-  runs the program). A module outside any package is not a script by that alone, since a flat project
-  imports such modules by their bare names;
+- any function of a script: a `__main__.py`, or a module outside any package that has an
+  `if __name__ == "__main__":` block or whose module-level code calls its own functions (`main(sys.argv[1])`,
+  `asyncio.run(main())`: importing it runs the program). A module of a package is importable by its dotted
+  name whatever it runs at the bottom, so a main block does not make it a script; and a module outside any
+  package is not a script by that alone, since a flat project imports such modules by their bare names;
 - any function at all when the config says `application = true`.
 
 And the calls that used to have a client each now share one: cookies set by one response are sent with the

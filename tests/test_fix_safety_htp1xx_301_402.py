@@ -9,7 +9,6 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
-from typing import Sequence
 
 from cli_support import assert_no_traceback, run_cli
 

@@ -294,7 +294,10 @@ def _too_long(lines: Sequence[str], call: Optional[ast.Call], func: ast.expr, re
     growth = len(replacement) - (start[3] - start[1]) if start[0] == start[2] else 0
     if library == "grequests":
         growth = 0
-    width = lambda number: len(lines[number - 1].rstrip("\r\n")) if 0 < number <= len(lines) else 0  # noqa: E731
+
+    def width(number: int) -> int:
+        return len(lines[number - 1].rstrip("\r\n")) if 0 < number <= len(lines) else 0
+
     end = call.end_lineno if call is not None and call.end_lineno else line
     for number in range(line, end + 1):
         extra = growth

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from cli_support import assert_no_traceback, run_cli
+from test_fix_end_to_end import Server, _run_program, server  # noqa: F401 - the local server fixture
 
 
 def _codes(result: subprocess.CompletedProcess) -> list:
@@ -254,3 +255,43 @@ def test_htp104_main_block_of_a_package_module_is_not_a_script(tmp_path: Path) -
     alone = _write(tmp_path / "scripts", "tool.py", source)  # a file of its own: a script
     _fix(alone, "--unsafe-fixes")
     assert "def fetch(s, url):" in alone.read_text(encoding="utf-8")
+
+
+# -- HTP102 end to end: the shared session after the whole import block -----------------------------------
+IMPORT_BLOCK_PROGRAM = '''\
+"""Fetch items through a hot function."""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import requests
+
+try:
+    import ujson as json
+except ImportError:
+    import json
+
+
+def fetch(base, n):
+    text = requests.get(f"{base}/item/{n}", timeout=10).text
+    return json.loads(text)["id"]
+
+
+if __name__ == "__main__":
+    print([fetch(sys.argv[1], n) for n in range(12)])
+'''
+
+
+def test_htp102_session_after_the_import_block_runs_the_same(tmp_path: Path, server: Server) -> None:  # noqa: F811
+    path = _write(tmp_path, "items.py", IMPORT_BLOCK_PROGRAM)
+    out_before, opened_before = _run_program(path, server)
+    fixed = _fix(path, "--unsafe-fixes")
+    assert fixed.returncode == 0, fixed.stdout + fixed.stderr
+    text = path.read_text(encoding="utf-8")
+    # The client follows the `try:` of imports, not the `import requests` inside the block.
+    assert text.index("_HTTP_SESSION = requests.Session()") > text.index("    import json\n"), text
+    out_after, opened_after = _run_program(path, server)
+    assert out_after == out_before and out_before.strip()
+    assert opened_before == 12 and opened_after == 1
+    assert _check(path) == []

@@ -150,5 +150,15 @@ import httpx
 async def fetch(url):
     return httpx.get(url).json()  # HTP403
 """,
+        """\
+# a module-level session (as HTP102's fix writes) still blocks
+import requests
+
+_HTTP_SESSION = requests.Session()
+
+
+async def fetch(url):
+    return _HTTP_SESSION.get(url).json()  # HTP403
+""",
     ),
 )

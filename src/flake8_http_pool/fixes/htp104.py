@@ -128,13 +128,13 @@ class ClientParameterCommand(FindingFixCommand):
         for statement in updated_node.body:
             if self._drop.get(id(statement)) is statement and isinstance(statement, cst.SimpleStatementLine):
                 del self._drop[id(statement)]
-                # The removed assignment's comments go to the statement after it.
+                # The removed assignment's comments go to the statement after it, above its own (source order).
                 comments += [line for line in statement.leading_lines if line.comment]
                 if statement.trailing_whitespace.comment is not None:
                     comments.append(cst.EmptyLine(comment=statement.trailing_whitespace.comment))
                 continue
             if comments:
-                statement = statement.with_changes(leading_lines=[*statement.leading_lines, *comments])
+                statement = statement.with_changes(leading_lines=[*comments, *statement.leading_lines])
                 comments = []
             body.append(statement)
         if not body:

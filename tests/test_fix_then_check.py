@@ -54,9 +54,7 @@ def unclean(text: str, unsafe: bool) -> Tuple[int, str]:
 _NOT_YET = {
     ("HTP102_hot_sources.py", True): "HTP101's session written inside a hot function is then HTP104",
     ("HTP104_async_gather.py", True): "HTP104's fix leaves or writes a client per call (HTP104 after)",
-    ("HTP104_handlers_tasks.py", True): "HTP104's fix leaves or writes a client per call (HTP104 after)",
     ("HTP104_hot_functions.py", True): "HTP104's fix leaves or writes a client per call (HTP104 after)",
-    ("HTP403_blocking_in_async.py", True): "HTP102's _HTTP_SESSION in an async def hides HTP403",
 }
 
 

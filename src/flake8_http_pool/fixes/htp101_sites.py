@@ -260,8 +260,10 @@ def _module_binding(index: _Index, module: str, statement: ast.stmt) -> Tuple[Op
     innermost = enclosing[0] if enclosing and enclosing[0] is (functions[0] if functions else None) else None
     if innermost is not None:
         # `def f(): import requests` then a loop: the local import, where it surely ran before the statement.
-        for stmt in local_imports(innermost, module):
-            if not isinstance(stmt, ast.Import) or not dominates(index, stmt, statement, innermost):
+        for stmt in _own_statements(innermost):
+            if not isinstance(stmt, ast.Import) or not _imports_module(stmt, module):
+                continue
+            if not dominates(index, stmt, statement, innermost):
                 continue
             for alias in stmt.names:
                 if alias.name == module or (not alias.asname and alias.name.startswith(module + ".")):

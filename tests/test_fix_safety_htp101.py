@@ -9,6 +9,7 @@ own sites.
 from __future__ import annotations
 
 import functools
+import re
 import subprocess
 import sys
 import threading
@@ -52,6 +53,10 @@ def test_fix_then_check_is_clean(path: Path) -> None:
     assert after["HTP101"] == before["HTP101"] - result.applied["HTP101"]
     del before["HTP101"], after["HTP101"]
     assert after == before
+    # No blank line right after a `with` header the fix wrote, and no trailing whitespace it wrote.
+    assert not re.search(r"^[ \t]*(async )?with [^\n]* as \w+:\r?\n[ \t]*\r?\n", result.text, re.M)
+    trailing = [line for line in result.text.splitlines() if line != line.rstrip()]
+    assert len(trailing) <= len([line for line in text.splitlines() if line != line.rstrip()])
 
 
 def test_golden_outputs_add_no_pycodestyle_codes(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 from http import HTTPStatus
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Callable, Dict, FrozenSet, List, Optional, Tuple
 
 from .walk import Ctx
 
@@ -45,7 +45,9 @@ def in_loop_scope(ctx: Ctx, node: ast.AST, parent_of: ParentOf) -> bool:
     return ctx.deferred or bool(counting_loops(ctx, node, parent_of))
 
 
-def _status_polarity(test: ast.expr, response: Optional[str], constants: Optional[Constants] = None) -> Optional[bool]:
+def _status_polarity(
+    test: ast.expr, response: Optional[str], constants: Optional[Constants] = None, aliases: FrozenSet[str] = frozenset()
+) -> Optional[bool]:
     """True if `test` holds when the response succeeded, False if it holds when it failed, None if it is
     not a status check."""
     # Depth first through `not` and `and`/`or` with an explicit stack: the first status check found decides,
@@ -61,7 +63,7 @@ def _status_polarity(test: ast.expr, response: Optional[str], constants: Optiona
         elif _is_none_check(expr):
             continue  # `r is not None` says nothing either way
         else:
-            polarity = _leaf_polarity(expr, response, constants)
+            polarity = _leaf_polarity(expr, response, constants, aliases)
             if polarity is None:
                 return None
             if found is None:
@@ -97,7 +99,9 @@ def _is_retry_iterator(loop: ast.AST) -> bool:
     return name in _RETRY_ITERATORS
 
 
-def _leaf_polarity(test: ast.expr, response: Optional[str], constants: Optional[Constants] = None) -> Optional[bool]:
+def _leaf_polarity(
+    test: ast.expr, response: Optional[str], constants: Optional[Constants] = None, aliases: FrozenSet[str] = frozenset()
+) -> Optional[bool]:
     if isinstance(test, ast.Attribute):
         if test.attr in _SUCCESS_FLAGS:
             return True
@@ -108,12 +112,12 @@ def _leaf_polarity(test: ast.expr, response: Optional[str], constants: Optional[
         return True if response is not None and test.id == response else None
     if isinstance(test, ast.Compare):
         sides = [test.left, *test.comparators]
-        if not any(_is_status(side) for side in sides):
+        if not any(_is_status(side, aliases) for side in sides):
             return None
         op = test.ops[0]
         numbers = _status_numbers(sides, constants or {})
         number = numbers[0] if numbers else None
-        status_left = _is_status(test.left)
+        status_left = _is_status(test.left, aliases)
         if isinstance(op, (ast.Eq, ast.In, ast.Is, ast.NotEq, ast.NotIn, ast.IsNot)):
             # `== 200` / `in {200, 201}` hold on success, `== 429` / `in {429, 503}` on failure;
             # a bare `== codes.ok` is taken as a success test. The negated operators flip it.
@@ -207,8 +211,18 @@ def module_status_constants(module: ast.AST) -> Constants:
     return found
 
 
-def _is_status(expr: ast.expr) -> bool:
+def _is_status(expr: ast.expr, aliases: FrozenSet[str] = frozenset()) -> bool:
+    """`r.status_code` / `r.status`, or a local name assigned one in the loop (`status = r.status_code`)."""
+    if isinstance(expr, ast.Name):
+        return expr.id in aliases
     return isinstance(expr, ast.Attribute) and expr.attr in _STATUS_ATTRS
+
+
+def _status_alias(stmt: Optional[ast.stmt]) -> Optional[str]:
+    """`status = r.status_code`: the name now holding the status."""
+    if isinstance(stmt, ast.Assign) and _is_status(stmt.value):
+        return _assigned_name(stmt)
+    return None
 
 
 def _is_status_call(stmt: ast.stmt) -> bool:
@@ -236,6 +250,7 @@ class _Follow:
         self.loop = loop
         self.response = response
         self.constants = constants or {}
+        self.aliases: FrozenSet[str] = frozenset()  # names assigned the status on the way
         self.flag = self._done_flag(loop)
 
     @staticmethod
@@ -273,6 +288,9 @@ class _Follow:
                 and bool(stmt.value.value) == leaving
             ):
                 return _EXIT
+        alias = _status_alias(stmt)
+        if alias is not None:
+            self.aliases = self.aliases | {alias}
         if isinstance(stmt, ast.If):
             return self.branch(stmt, depth)
         if isinstance(stmt, (ast.With, ast.AsyncWith)):
@@ -287,7 +305,7 @@ class _Follow:
         return _NEXT
 
     def branch(self, stmt: ast.If, depth: int) -> str:
-        polarity = _status_polarity(stmt.test, self.response, self.constants)
+        polarity = _status_polarity(stmt.test, self.response, self.constants, self.aliases)
         if polarity is None:
             # A condition about the body: when its branches part ways (one leaves or goes round, the other
             # goes on), whether the loop ends depends on what the response said: a polling loop.
@@ -326,6 +344,9 @@ def is_retry_loop(loop: ast.AST, node: ast.AST, stmt: Optional[ast.stmt], parent
         # In the loop's own `while` test: `while not requests.get(u).ok:` retries, `while requests.get(u).ok:` does not.
         return _retries_on_failure(loop, constants)
     follow = _Follow(loop, _assigned_name(stmt), constants)
+    alias = _status_alias(stmt)  # `status = requests.get(u).status_code`
+    if alias is not None:
+        follow.aliases = frozenset({alias})
     # Going round again re-runs a `while` test that only holds on failure: on success the loop is left.
     again_leaves = _retries_on_failure(loop, constants)
 

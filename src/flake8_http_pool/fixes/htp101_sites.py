@@ -241,14 +241,16 @@ def dominates(index: _Index, first: ast.stmt, statement: ast.stmt, scope: ast.AS
     return False
 
 
-def _module_binding(index: _Index, module: str, statement: ast.stmt) -> Tuple[Optional[str], bool]:
+def _module_binding(index: _Index, module: str, statement: ast.stmt, in_order: bool = False) -> Tuple[Optional[str], bool]:
     """The name to reach `module` through at `statement` (an existing `import module [as alias]` when nothing
     else binds that name), and whether the module must be imported. (None, False): no safe reference exists.
 
     RULES.md "Imports": an import of the library inside the function makes its name local there, so the name
     is used only where such an import surely ran first (it dominates `statement`); a name some enclosing
     function imports locally is never reached from module level; and an HTTP library gets a new module-level
-    import only where the module already imports it unconditionally at module level.
+    import only where the module already imports it unconditionally at module level. With `in_order`, a
+    module-level `statement` (which runs as the module is imported) uses only an import that surely ran
+    before it (`if HAVE_HTTP: import requests` above a module-level loop does not).
     """
     enclosing = []
     scope = index.scope_of(statement)
@@ -287,6 +289,8 @@ def _module_binding(index: _Index, module: str, statement: ast.stmt) -> Tuple[Op
         for alias in stmt.names:
             if alias.name == module or (not alias.asname and alias.name.startswith(module + ".")):
                 name = alias.asname or module
+                if in_order and not enclosing and not dominates(index, stmt, statement, index.tree):
+                    continue
                 if usable(name):
                     return name, False
     if module in _LIBRARY_MODULES and not imports_unconditionally(index.tree, module):
@@ -610,7 +614,7 @@ def plan_loop_wraps(findings: Sequence[Finding], tree: ast.Module, lines: Sequen
         if report_only_reason(in_loop.get(loop, []), facts) is not None:
             continue
         module, class_name = _CONSTRUCTORS[library]
-        module_name, must_import = _module_binding(index, module, statement)
+        module_name, must_import = _module_binding(index, module, statement, in_order=True)
         if module_name is None:
             continue
         # A function's new local must not hide a global it reads; a module-level one must not clobber any name.

@@ -9,10 +9,12 @@ own sites.
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 import subprocess
 import sys
 import threading
+import types
 from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -269,3 +271,85 @@ print(fetch(sys.argv[1], ["a"]))
 def test_import_inside_the_loop_is_report_only(tmp_path: Path, base_url: str) -> None:
     before, after, fixed = _before_after(tmp_path, base_url, IMPORT_IN_LOOP)
     assert fixed == IMPORT_IN_LOOP and before == after == "[]\n['-']\n"
+
+
+# -- imports: a small differential fuzz ------------------------------------------------------------------
+class _StandIn:
+    """A stand-in `requests` that records every request and every session opened and closed."""
+
+    def __init__(self) -> None:
+        self.log: List[tuple] = []
+        module = types.ModuleType("requests")
+        log = self.log
+
+        class Response:
+            def __init__(self, url: str) -> None:
+                self.url = url
+
+        class Session:
+            def __enter__(self) -> "Session":
+                return self
+
+            def __exit__(self, *exc: object) -> None:
+                pass
+
+            def get(self, url: str, **kwargs: object) -> Response:
+                log.append(("get", url))
+                return Response(url)
+
+        def get(url: str, **kwargs: object) -> Response:
+            log.append(("get", url))
+            return Response(url)
+
+        module.get, module.Session = get, Session  # type: ignore[attr-defined]
+        self.module = module
+
+    def run(self, source: str, urls: List[str], flag: bool) -> tuple:
+        """What the program's `f(urls, flag)` returned or raised, and the requests it made."""
+        self.log.clear()
+        namespace: Dict[str, object] = {"__name__": "program"}
+        try:
+            exec(compile(source, "program", "exec"), namespace)
+            outcome: tuple = ("returned", namespace["f"](urls, flag))  # type: ignore[operator]
+        except Exception as error:  # noqa: BLE001 - the outcome is what is compared
+            outcome = ("raised", type(error).__name__)
+        return outcome, list(self.log)
+
+
+_MODULE_IMPORTS = ("import requests\n", "", "try:\n    import requests\nexcept ImportError:\n    pass\n",
+                   "from requests import get\n")
+_FUNCTION_IMPORTS = ("", "    import requests\n", "    if flag:\n        import requests\n",
+                     "    try:\n        import requests\n    except ImportError:\n        return None\n",
+                     "    try:\n        import requests\n    except ImportError:\n        pass\n")
+_LOOP_IMPORTS = ("", "        import requests\n")
+_LOOPS = (
+    "    out = []\n    for u in urls:\n{inner}        out.append({call}(u).url)\n    return out\n",
+    "    out = []\n    i = 0\n    while i < len(urls):\n{inner}        out.append({call}(urls[i]).url)\n"
+    "        i += 1\n    return out\n",
+    "    return [{call}(u).url for u in urls]\n",
+)
+
+
+def test_imports_differential(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Programs with module-level, function-local, conditional, guarded and in-loop imports of requests, run
+    before and after the fix with an empty and a full loop, with the flag on and off: the fixed program
+    returns or raises the same and makes the same requests (no UnboundLocalError, no NameError)."""
+    stand_in = _StandIn()
+    monkeypatch.setitem(sys.modules, "requests", stand_in.module)
+    programs = changed = local_changed = 0
+    for head, local, inner, loop, call in itertools.product(
+        _MODULE_IMPORTS, _FUNCTION_IMPORTS, _LOOP_IMPORTS, _LOOPS, ("requests.get", "get")
+    ):
+        if inner and "{inner}" not in loop:
+            continue
+        source = head + "\n\ndef f(urls, flag):\n" + local + loop.format(inner=inner, call=call)
+        programs += 1
+        fixed = fix_source(source, unsafe=True).text
+        if fixed == source:
+            continue
+        changed += 1
+        local_changed += bool(local or inner)
+        for urls, flag in (([], True), ([], False), (["a", "b"], True), (["a", "b"], False)):
+            assert stand_in.run(fixed, urls, flag) == stand_in.run(source, urls, flag), (source, fixed, urls, flag)
+    assert programs == 200
+    assert changed >= 50 and local_changed >= 20, (changed, local_changed)

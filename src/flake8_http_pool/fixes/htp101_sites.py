@@ -225,9 +225,19 @@ def local_imports(scope: ast.AST, name: str) -> List[ast.stmt]:
     return found
 
 
+_LEAVES = (ast.Return, ast.Raise, ast.Continue, ast.Break)  # statements after which a block goes on elsewhere
+
+
 def dominates(index: _Index, first: ast.stmt, statement: ast.stmt, scope: ast.AST) -> bool:
     """Whether `first` has run whenever `statement` runs: it comes earlier in the same statement list as
-    `statement`, or as a statement enclosing it, inside `scope` (so no `if`, `try` or loop can skip it)."""
+    `statement`, or as a statement enclosing it, inside `scope` (so no `if`, `try` or loop can skip it). An
+    import in a `try` whose every handler leaves (`return`, `raise`, ...) has run after that `try`."""
+    holder = index.parents.get(first)
+    if isinstance(holder, ast.Try) and first in holder.body and holder.handlers and all(
+        handler.body and isinstance(handler.body[-1], _LEAVES) for handler in holder.handlers
+    ):
+        # `try: import requests` / `except ImportError: return None`: after the try, the import has run.
+        first = holder
     block = _block_of(index, first)
     if block is None:
         return False

@@ -97,7 +97,8 @@ program:
 - the library is imported inside the function, but not surely before the loop (inside the loop, or under an
   `if` or `try`): the import makes the name local to the function, and a `with requests.Session()` above the
   loop would raise `UnboundLocalError` on every call, even for an empty loop. An import that comes first in
-  the same block (or an enclosing one) is used: the `with` goes after it. A loop at module level likewise
+  the same block (or an enclosing one), or in a `try` whose every handler leaves (`except ImportError:
+  return None`), is used: the `with` goes after it. A loop at module level likewise
   needs an import that surely ran before it (not one under an `if` or `try` above it);
 - the module imports the library only optionally (`try: import requests except ImportError: ...`) or lazily
   and the fix would need a module-level import: one is added only where the module already imports the

@@ -688,6 +688,10 @@ def plan_shared_sessions(findings: Sequence[Finding], tree: ast.Module, lines: S
         if not later and not (details.get("hot") and details.get("loop") is not None):
             continue
         library, qualname = str(details.get("library")), str(details.get("qualname", ""))
+        if details.get("async") and library != "aiohttp":
+            # A blocking call in an `async def` is HTP403 too; through a module-level session it would no
+            # longer be reported, and a fix never hides another rule's finding.
+            continue
         call = index.calls.get((finding.line, finding.col, finding.end_line, finding.end_col))
         if call is not None:
             if report_only_reason([(library, qualname, call)], facts) is not None:

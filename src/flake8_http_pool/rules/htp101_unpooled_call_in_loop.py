@@ -113,7 +113,8 @@ session too early, so the fix is the one of HTP102 instead - a module-level sess
 same goes for a loop inside a hot function (one called in a loop, mapped, or a request handler): a session
 created there per call would itself be HTP104, so it gets HTP102's module-level session, under the same
 report-only rules (and any `verify=` / `cert=` before requests 2.32 keeps it report only, since every caller
-shares that pool). Retry loops are not reported, so never rewritten.
+shares that pool); a blocking call in a hot `async def` stays report only, as the module-level session
+would hide its HTP403 finding. Retry loops are not reported, so never rewritten.
 A generator expression assigned to a name and consumed later gets a `with` that spans from its statement to
 the last use of that name. `urllib.request.urlopen()` is reported only: its replacement (`urllib3`) returns
 a different response type.

@@ -114,6 +114,23 @@ def test_mixed_verify_needs_requests_232() -> None:
     assert pinned.applied["HTP101"] == 2 and "with requests.Session() as session:" in pinned.text
 
 
+@pytest.mark.parametrize(
+    "target, fixed",
+    [
+        ("requests.get", False),
+        ("requests.api.request", False),  # requests.get goes through it, a session does not
+        ("requests.sessions.Session", False),
+        ("requests.Session.get", False),  # the original never called it, the fixed code would
+        ("requests.adapters.HTTPAdapter.send", True),  # the transport: both go through it
+        ("requests.post", True),
+    ],
+)
+def test_patch_targets(target: str, fixed: bool) -> None:
+    text = "import requests\n\n\ndef f(urls):\n    for u in urls:\n        requests.get(u)\n"
+    result = fix_source(text, unsafe=True, facts=FixFacts(patched=frozenset({target})))
+    assert (result.applied["HTP101"] == 1) is fixed
+
+
 def test_patched_name_in_another_module_is_report_only(tmp_path: Path) -> None:
     """A test module of the project patches `app.fetch.get`: `fix --unsafe-fixes` leaves app/fetch.py alone,
     and keeps fixing it once the patch is gone."""

@@ -392,9 +392,32 @@ def report_only_reason(calls: Sequence[Tuple[str, str, ast.Call]], facts: FixFac
         return "verify/cert"
     for _, qualname, call in calls:
         written = dotted_name(call.func)
-        if facts.is_patched(written or "", qualname):
+        if facts.is_patched(written or "", qualname, *_INNER_NAMES.get(qualname.split(".", 1)[0], _no_inner)(qualname)):
             return "patched"
     return None
+
+
+def _no_inner(qualname: str) -> Tuple[str, ...]:
+    return ()
+
+
+def _requests_inner(qualname: str) -> Tuple[str, ...]:
+    """What `requests.get` runs on its way that a session bypasses (`requests.api.get` / `request`, the
+    `Session` class it builds), and the session method the fix calls instead (`Session.get`, which the
+    original never called: a patch of it would start to apply)."""
+    library, _, verb = qualname.rpartition(".")
+    return (f"{library}.api.{verb}", f"{library}.api.request", f"{library}.sessions.Session",
+            f"{library}.Session.{verb}", f"{library}.sessions.Session.{verb}")
+
+
+def _httpx_inner(qualname: str) -> Tuple[str, ...]:
+    library, _, verb = qualname.rpartition(".")
+    return (f"{library}._api.{verb}", f"{library}._api.request", f"{library}._api.Client",
+            f"{library}.Client.{verb}")
+
+
+# The library's own functions an unpooled call goes through: a patch of one applies before the fix, not after.
+_INNER_NAMES = {"requests": _requests_inner, "niquests": _requests_inner, "httpx": _httpx_inner, "httpx2": _httpx_inner}
 
 
 def _arguments_fit(library: str, verb: str, call: ast.Call) -> bool:

@@ -95,8 +95,7 @@ program:
   `setup.cfg`, `setup.py` or `.git`): the mocks and wrappers would silently stop applying. The same holds
   for what the function runs on its way (`requests.api.request`, `requests.sessions.Session`) and for the
   session method the fix would call instead (`requests.Session.get`, which a patch would start to catch).
-  Mocks of the
-  transport (`responses`, `requests-mock`, `respx`) see sessions too and are no obstacle;
+  Mocks of the transport (`responses`, `requests-mock`, `respx`) see sessions too and are no obstacle;
 - the library is imported inside the function, but not surely before the loop (inside the loop, or under an
   `if` or `try`): the import makes the name local to the function, and a `with requests.Session()` above the
   loop would raise `UnboundLocalError` on every call, even for an empty loop. An import that comes first in

@@ -46,7 +46,10 @@ def in_loop_scope(ctx: Ctx, node: ast.AST, parent_of: ParentOf) -> bool:
 
 
 def _status_polarity(
-    test: ast.expr, response: Optional[str], constants: Optional[Constants] = None, aliases: FrozenSet[str] = frozenset()
+    test: ast.expr,
+    response: Optional[str],
+    constants: Optional[Constants] = None,
+    aliases: FrozenSet[str] = frozenset(),
 ) -> Optional[bool]:
     """True if `test` holds when the response succeeded, False if it holds when it failed, None if it is
     not a status check."""
@@ -100,7 +103,10 @@ def _is_retry_iterator(loop: ast.AST) -> bool:
 
 
 def _leaf_polarity(
-    test: ast.expr, response: Optional[str], constants: Optional[Constants] = None, aliases: FrozenSet[str] = frozenset()
+    test: ast.expr,
+    response: Optional[str],
+    constants: Optional[Constants] = None,
+    aliases: FrozenSet[str] = frozenset(),
 ) -> Optional[bool]:
     if isinstance(test, ast.Attribute):
         if test.attr in _SUCCESS_FLAGS:
@@ -166,7 +172,7 @@ def _status_numbers(sides: List[ast.expr], constants: Constants) -> List[int]:
 
 def _collection_numbers(value: ast.expr) -> Optional[List[int]]:
     """The codes of `{429, 503}`, `(429, 503)`, `[...]`, `frozenset({...})`, or one code; None otherwise."""
-    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in ("frozenset", "set", "tuple"):
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in _COLLECTIONS:
         if len(value.args) != 1 or value.keywords:
             return None
         value = value.args[0]
@@ -177,6 +183,7 @@ def _collection_numbers(value: ast.expr) -> Optional[List[int]]:
     return [n for n in numbers if n is not None]
 
 
+_COLLECTIONS = frozenset({"frozenset", "set", "tuple"})
 _constants_cache: Dict[int, Tuple[ast.AST, Constants]] = {}
 
 

@@ -251,7 +251,9 @@ def dominates(index: _Index, first: ast.stmt, statement: ast.stmt, scope: ast.AS
     return False
 
 
-def _module_binding(index: _Index, module: str, statement: ast.stmt, in_order: bool = False) -> Tuple[Optional[str], bool]:
+def _module_binding(
+    index: _Index, module: str, statement: ast.stmt, in_order: bool = False
+) -> Tuple[Optional[str], bool]:
     """The name to reach `module` through at `statement` (an existing `import module [as alias]` when nothing
     else binds that name), and whether the module must be imported. (None, False): no safe reference exists.
 
@@ -321,7 +323,9 @@ def _exported_names(tree: ast.Module) -> Set[str]:
             targets = [stmt.target]
         if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets) and stmt.value is not None:
             if isinstance(stmt.value, (ast.List, ast.Tuple)):
-                names.update(e.value for e in stmt.value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str))
+                names.update(
+                    e.value for e in stmt.value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)
+                )
     return names
 
 
@@ -726,7 +730,8 @@ def plan_shared_sessions(findings: Sequence[Finding], tree: ast.Module, lines: S
         else:
             written = ""
             if finding.line == finding.end_line and 0 < finding.line <= len(lines):
-                written = lines[finding.line - 1].encode("utf-8")[finding.col:finding.end_col].decode("utf-8", "replace")
+                line = lines[finding.line - 1].encode("utf-8")
+                written = line[finding.col:finding.end_col].decode("utf-8", "replace")
             if facts.is_patched(written.strip(), qualname):
                 continue
         if not later:

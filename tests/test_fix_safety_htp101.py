@@ -123,11 +123,13 @@ def test_mixed_verify_needs_requests_232() -> None:
         ("requests.Session.get", False),  # the original never called it, the fixed code would
         ("requests.adapters.HTTPAdapter.send", True),  # the transport: both go through it
         ("requests.post", True),
+        ("app.fetch.requests", False),  # the module's `requests` swapped for a mock: asserts on .get break
+        ("app.other.requests", True),
     ],
 )
 def test_patch_targets(target: str, fixed: bool) -> None:
     text = "import requests\n\n\ndef f(urls):\n    for u in urls:\n        requests.get(u)\n"
-    result = fix_source(text, unsafe=True, facts=FixFacts(patched=frozenset({target})))
+    result = fix_source(text, unsafe=True, facts=FixFacts(patched=frozenset({target}), module="app.fetch"))
     assert (result.applied["HTP101"] == 1) is fixed
 
 

@@ -395,8 +395,12 @@ def report_only_reason(calls: Sequence[Tuple[str, str, ast.Call]], facts: FixFac
     if not facts.requests_232 and _mixes_tls(tls):
         return "verify/cert"
     for _, qualname, call in calls:
-        written = dotted_name(call.func)
-        if facts.is_patched(written or "", qualname, *_INNER_NAMES.get(qualname.split(".", 1)[0], _no_inner)(qualname)):
+        written = dotted_name(call.func) or ""
+        # The module name itself too: `mock.patch("pkg.mod.requests")` swaps what both `requests.get` and the
+        # new `requests.Session()` reach, but assertions on `requests.get` would no longer see the calls.
+        base = written.split(".", 1)[0] if "." in written else ""
+        inner = _INNER_NAMES.get(qualname.split(".", 1)[0], _no_inner)(qualname)
+        if facts.is_patched(written, base, qualname, *inner):
             return "patched"
     return None
 

@@ -94,7 +94,8 @@ program:
   `requests.get = wrapper` anywhere in the project (the files under the nearest `pyproject.toml`,
   `setup.cfg`, `setup.py` or `.git`): the mocks and wrappers would silently stop applying. The same holds
   for what the function runs on its way (`requests.api.request`, `requests.sessions.Session`) and for the
-  session method the fix would call instead (`requests.Session.get`, which a patch would start to catch).
+  session method the fix would call instead (`requests.Session.get`, which a patch would start to catch),
+  and for the module name the call goes through (`mock.patch("pkg.mod.requests")`).
   Mocks of the transport (`responses`, `requests-mock`, `respx`) see sessions too and are no obstacle;
 - the library is imported inside the function, but not surely before the loop (inside the loop, or under an
   `if` or `try`): the import makes the name local to the function, and a `with requests.Session()` above the

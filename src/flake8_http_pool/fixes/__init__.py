@@ -66,6 +66,13 @@ def _plan_htp101(findings: Sequence[Finding], tree: ast.Module, lines: Sequence[
     return list(plan_loop_wraps(findings, tree, lines, facts))
 
 
+def _plan_htp101_shared(findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str],
+                        facts: FixFacts) -> List[Any]:
+    from .htp101_sites import plan_shared_sessions
+
+    return list(plan_shared_sessions(findings, tree, lines, facts))
+
+
 def _plan_htp102(findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str],
                  facts: FixFacts) -> List[Any]:
     from .htp102_sites import plan_shared_clients
@@ -118,8 +125,9 @@ FIXES: Dict[str, Fix] = {
     "HTP301": Fix("HTP301", _plan_htp301, "htp301:PoolSmallerThanWorkersCommand"),
     "HTP402": Fix("HTP402", _plan_htp402, "htp402:LateMonkeyPatchCommand"),
     "HTP102": Fix("HTP102", _plan_htp102, "htp102:SharedClientCommand"),
-    # HTP101's deferred and handed-on calls (lambda/nested def in a loop, executor.map(requests.get, urls)).
-    "HTP101:unsafe": Fix("HTP101", _plan_htp102, "htp102:SharedClientCommand", safety="unsafe"),
+    # HTP101's deferred and handed-on calls (lambda/nested def in a loop, executor.map(requests.get, urls)),
+    # and the loops of hot functions (a session around them would be HTP104).
+    "HTP101:unsafe": Fix("HTP101", _plan_htp101_shared, "htp102:SharedClientCommand", safety="unsafe"),
     "HTP103": Fix("HTP103", _plan_htp103, "htp103:HoistClientCommand"),
     "HTP104": Fix("HTP104", _plan_htp104, "htp104:ClientParameterCommand"),
 }

@@ -118,7 +118,7 @@ def fix_file(
         text = decode_source(data)
         if not options.unpooled_calls and not mentions_a_library(data):
             return FileFixResult(path)
-        facts = facts_for_file(path, settings)
+        facts = facts_for_file(path, settings, None if explicit else root)
         with time_budget(timeout):
             if mode == CHECK:
                 # Whether anything would change is the planners' answer; carrying the plan out with libcst would

@@ -143,19 +143,16 @@ def _qualified(name: Optional[str], imports: dict) -> Optional[str]:
     return imports[head] + ("." + rest if rest else "")
 
 
-def find_project_root(path: str) -> str:
-    """The nearest folder at or above `path` that holds a project marker. Without one: the working directory
-    when `path` lies under it (one project for the whole run), else the folder of `path`."""
+def find_project_root(path: str) -> Optional[str]:
+    """The nearest folder at or above `path` that holds a project marker, None when there is none."""
     start = os.path.abspath(path)
-    directory = start if os.path.isdir(start) else os.path.dirname(start)
-    here = directory
+    here = start if os.path.isdir(start) else os.path.dirname(start)
     while True:
         if any(os.path.exists(os.path.join(here, marker)) for marker in ROOT_MARKERS):
             return here
         parent = os.path.dirname(here)
         if parent == here:
-            cwd = os.getcwd()
-            return cwd if directory == cwd or directory.startswith(cwd.rstrip(os.sep) + os.sep) else directory
+            return None
         here = parent
 
 
@@ -246,13 +243,18 @@ def gather_fix_facts(root: str, settings: FixFacts = NO_FACTS) -> FixFacts:
 _GATHERED: Dict[Tuple[str, FixFacts], FixFacts] = {}
 
 
-def facts_for_file(path: str, settings: FixFacts = NO_FACTS) -> FixFacts:
-    """The facts of the project the file at `path` belongs to (its nearest root marker), with its module name.
+def facts_for_file(path: str, settings: FixFacts = NO_FACTS, walked_root: Optional[str] = None) -> FixFacts:
+    """The facts of the project the file at `path` belongs to, with its module name.
 
-    Each file gets its own project's: a folder holding several projects must not let one project's test
-    patches make another's sites report-only.
+    The project is the nearest folder with a root marker above the file; without one, the folder the run
+    walked to find it (`walked_root`); a file named on its own outside any project has no project, and its fix
+    sees what the file itself says. Each file gets its own project's facts: a folder holding several projects
+    must not let one project's test patches make another's sites report-only.
     """
-    key = (find_project_root(path), settings)
+    root = find_project_root(path) or (os.path.abspath(walked_root) if walked_root else None)
+    if root is None:
+        return settings._replace(module=module_name(path))
+    key = (root, settings)
     if key not in _GATHERED:
-        _GATHERED[key] = gather_fix_facts(key[0], settings)
+        _GATHERED[key] = gather_fix_facts(root, settings)
     return _GATHERED[key]._replace(module=module_name(path))

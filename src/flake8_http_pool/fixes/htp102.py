@@ -17,6 +17,7 @@ import libcst as cst
 from ..finding import Finding
 from ..fix_facts import FixFacts
 from .base import FindingFixCommand, lines_of
+from .realign import realign_continuations
 from .htp102_sites import SharedCall, SharedClient, plan_shared_clients
 
 _NO_SPACE = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
@@ -37,6 +38,17 @@ class SharedClientCommand(FindingFixCommand):
             call.span: (client, call) for client in plan for call in client.calls
         }
         self._clients: List[SharedClient] = list(plan)
+        self._blocks: List[int] = []  # start columns of the statements being visited, innermost last
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            self._blocks.append(self.start(node)[1])  # the indentation continuation lines are measured from
+        return super().on_visit(node)
+
+    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode) -> Any:
+        if isinstance(original_node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)) and self._blocks:
+            self._blocks.pop()
+        return super().on_leave(original_node, updated_node)
 
     def _site(self, original: cst.CSTNode, updated: Any, want_call: bool) -> Any:
         found = self._calls.get(self.span(original))
@@ -55,7 +67,10 @@ class SharedClientCommand(FindingFixCommand):
         args = list(updated.args)
         if edit.params_keyword:
             args[1] = args[1].with_changes(keyword=cst.Name("params"), equal=_NO_SPACE)
-        return updated.with_changes(func=method, args=args)
+        renamed = updated.with_changes(func=method, args=args)
+        # `_HTTP_SESSION.get(` is longer than `requests.get(`: lines aligned under the arguments move with it.
+        block = self._blocks[-1] if self._blocks else 0
+        return realign_continuations(original, renamed, self.start(original)[1], block)
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
         return self._site(original_node, updated_node, True) or updated_node

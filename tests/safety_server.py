@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import socket
 import ssl
+import sys
 import threading
 import time
 from contextlib import contextmanager
@@ -71,7 +72,7 @@ class _Handler(BaseHTTPRequestHandler):
         path = parts.path
         route = path.split("/")[1] if path.count("/") >= 1 else ""
         if path == "/blob":
-            self._send(200, blob(int(query["size"])), "application/octet-stream")
+            self._send_blob(int(query["size"]))
         elif path == "/pages":
             page = int(query.get("page", "0"))
             following = f"/pages?page={page + 1}" if page + 1 < PAGES else None
@@ -135,6 +136,19 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
         self.served += 1
 
+    def _send_blob(self, size: int) -> None:
+        """`blob(size)` with Content-Length, written a block at a time (a large body never sits whole here)."""
+        self.send_response(200)
+        self.send_header("Content-Type", "application/octet-stream")
+        self.send_header("Content-Length", str(size))
+        self.end_headers()
+        sent = 0
+        while sent < size:
+            part = _BLOB_BLOCK[: size - sent]
+            self.wfile.write(part)
+            sent += len(part)
+        self.served += 1
+
     def _send_broken(self, size: int, sent: int) -> None:
         self.send_response(200)
         self.send_header("Content-Type", "application/octet-stream")
@@ -186,6 +200,11 @@ class _CountingServer(ThreadingHTTPServer):
             except (ssl.SSLError, OSError):
                 return  # a client that gave up or distrusts us: nothing to answer
         super().finish_request(request, client_address)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that hangs up (an unclosed stream, a dropped connection) is expected here, not an error."""
+        if not isinstance(sys.exc_info()[1], (ConnectionError, ssl.SSLError, TimeoutError)):
+            super().handle_error(request, client_address)
 
     @staticmethod
     def peer_common_name(request: Any) -> str:

@@ -2,10 +2,10 @@
 
 Risk (cookies, nesting): each iteration's Session keeps that account's
 cookies apart (a guest must stay anonymous); hoisting it above the loop
-shares the jar, and it would nest a second requests.Session inside `admin`.
-RULES.md: HTP103 is unsafe (never a safe fix); nesting a second client of
-the same library is not offered. If --unsafe-fixes hoists it anyway, the
-guest is reported as the previous user.
+shares the jar, and nests a second requests.Session inside `admin` (a
+mistake issue 9 lists). RULES.md: HTP103 is unsafe, never a safe fix;
+whether --unsafe-fixes offers it here is the fix's choice, and where it
+does, the guest is reported as the previous user.
 """
 # expect: never-safe HTP103
 # after-unsafe: differs

@@ -142,6 +142,7 @@ class Example(NamedTuple):
     source: str
     fixed: str
     detail: str
+    fixes: str = ""  # the rules whose fixes were applied ("HTP101+HTP202")
 
 
 class Outcome(NamedTuple):
@@ -151,6 +152,7 @@ class Outcome(NamedTuple):
     changed: Dict[str, bool]
     refused: Dict[str, Optional[str]]
     problems: List[Tuple[str, Example]]  # (kind, example); the kind starts with the mode ("safe: ...")
+    original: Dict[str, Any]  # what the original program did
 
 
 def _compiles(text: str) -> Optional[str]:
@@ -169,6 +171,7 @@ def examine(spec: ProgramSpec) -> Outcome:
     hide = hidden_modules(spec)
     problems: List[Tuple[str, Example]] = []
     fixed: Dict[str, str] = {}
+    fixes: Dict[str, str] = {}
     refused: Dict[str, Optional[str]] = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -176,6 +179,7 @@ def examine(spec: ProgramSpec) -> Outcome:
             result = fix_source(source, unsafe=unsafe, filename=FILENAME)
             refused[mode] = result.error
             fixed[mode] = result.text
+            fixes[mode] = "+".join(sorted(result.applied))
             if result.error is not None or result.text == source:
                 continue
             reason = _compiles(result.text)
@@ -187,10 +191,10 @@ def examine(spec: ProgramSpec) -> Outcome:
                 problems.append((f"{mode}: a second fix changes the text",
                                  Example(spec, source, result.text, again.error or again.text)))
     changed = {mode: fixed[mode] != source for mode in fixed}
-    versions = [source] + [fixed[mode] for mode in ("safe", "unsafe") if changed[mode]]
-    runs = run_programs([(text, hide) for text in versions])
-    before = runs[0]
-    by_mode = dict(zip([mode for mode in ("safe", "unsafe") if changed[mode]], runs[1:]))
+    versions = [source] + sorted({fixed[mode] for mode in ("safe", "unsafe") if changed[mode]})
+    runs = dict(zip(versions, run_programs([(text, hide) for text in versions])))
+    before = runs[source]
+    by_mode = {mode: runs[fixed[mode]] for mode in ("safe", "unsafe") if changed[mode]}
     for mode, after in by_mode.items():
         kind = behaviour_change(before, after, allowed_differences(spec, mode, before))
         if kind is not None:
@@ -198,8 +202,8 @@ def examine(spec: ProgramSpec) -> Outcome:
                       f"after:  {_short(after['exception'])} {after['detail']} | stdout {after['stdout']!r}")
             if kind.startswith("sends different"):
                 detail += "\n" + _record_difference(before["record"], after["record"])
-            problems.append((f"{mode}: {kind}", Example(spec, source, fixed[mode], detail)))
-    return Outcome(source, changed, refused, problems)
+            problems.append((f"{mode}: {kind}", Example(spec, source, fixed[mode], detail, fixes[mode])))
+    return Outcome(source, changed, refused, problems, before)
 
 
 # -- the survey: many programs, counted ------------------------------------------------------------------------
@@ -216,6 +220,8 @@ class Survey:
         self.problems: Dict[str, List[Example]] = {}
         self.cli_checked = 0
         self.placements: Counter = Counter()
+        self.original_endings: Counter = Counter()
+        self.requests_made = 0
 
     def add(self, spec: ProgramSpec, anchor: bool = False) -> None:
         key = (render(spec), tuple(hidden_modules(spec)))
@@ -226,6 +232,8 @@ class Survey:
         self.programs += 1
         self.anchors += anchor
         self.placements[describe(spec)["placement"]] += 1
+        self.original_endings[_short(outcome.original["exception"])] += 1
+        self.requests_made += len(outcome.original["record"])
         for mode, changed in outcome.changed.items():
             self.changed[mode] += changed
         for mode, error in outcome.refused.items():
@@ -251,12 +259,17 @@ class Survey:
             f"behaviour changes: safe fix {self.behaviour_changes('safe')} of {self.changed['safe']} changed programs, "
             f"unsafe fix {self.behaviour_changes('unsafe')} of {self.changed['unsafe']}",
             "import placements: " + ", ".join(f"{k} {v}" for k, v in sorted(self.placements.items())),
+            f"the original programs made {self.requests_made} requests and ended with: "
+            + ", ".join(f"{k} {v}" for k, v in self.original_endings.most_common()),
         ]
         for kind in sorted(self.problems):
             examples = self.problems[kind]
-            lines.append(f"  {kind}: {len(examples)}")
+            by_fixes = Counter(e.fixes for e in examples if e.fixes)
+            applied = ", ".join(f"{k} {v}" for k, v in by_fixes.most_common())
+            applied = f" (fixes applied: {applied})" if applied else ""
+            lines.append(f"  {kind}: {len(examples)}{applied}")
             example = min(examples, key=lambda e: len(e.source))
-            lines.append("    shortest program:\n" + _indent_block(example.source, 6))
+            lines.append(f"    shortest program ({_header(example.spec)}):\n" + _indent_block(example.source, 6))
             lines.append("    after the fix:\n" + _indent_block(example.fixed, 6))
             lines.append("    " + example.detail.replace("\n", "\n    "))
         return "\n".join(lines)
@@ -317,17 +330,18 @@ def _anchor(**knobs: Any) -> ProgramSpec:
     return ProgramSpec(**simplest)
 
 
-# Run first in every survey, whatever the seed: one minimal program per kind of change seen (hypothesis shrank
-# the generated ones to these), so a known kind is found by every run until it is fixed, and a fix shows at once.
+# Run first in every survey, whatever the seed: the simplest program of each kind of change seen (every knob at its
+# first choice but those the kind needs; hypothesis shrinks the generated ones to these), so every run finds a known
+# kind until it is fixed, and a fix shows at once as a strict xfail passing.
 ANCHORS = (
     _anchor(placement="loop_body", context="function_once"),  # UnboundLocalError: import in the loop body
     _anchor(placement="if_before_loop", context="function_once", urls=()),  # UnboundLocalError: `if urls: import`
     _anchor(placement="if_module", urls=()),  # NameError: `if URLS: import` at module level, the branch not taken
-    _anchor(placement="loop_body", installed=False, urls=()),  # ModuleNotFoundError: lazy import made eager
-    _anchor(placement="try_module", import_form="from", installed=False),  # ModuleNotFoundError: optional import
-    _anchor(urls=("http://a.test/login", "http://a.test/items/1")),  # cookies the server set are sent back
+    _anchor(placement="loop_body", installed=False, urls=()),  # ModuleNotFoundError: a lazy import made eager
+    _anchor(placement="try_module", import_form="alias", installed=False, urls=()),  # the same, an optional one
+    _anchor(urls=("http://a.test/login", "http://a.test/items/1")),  # the session sends back the server's cookie
     _anchor(urls=("http://a.test/login", "http://a.test/items/1"), kwargs=("cookies",)),  # a per-call cookie loses
-    _anchor(use="iter_lines", urls=("http://a.test/items/1", "http://b.test/items/2")),  # stream=True splits lines
+    _anchor(use="iter_lines"),  # stream=True: a CRLF split over two transfer chunks makes an extra empty line
 )
 
 
@@ -386,8 +400,15 @@ def minimal_programs(kind: str, examples: List[Example], wanted: int) -> List[st
             found.append(f"# {group}: none found ({type(error).__name__})")
             continue
         fixed = next(e.fixed for k, e in _OUTCOMES[spec].problems if k == kind)
-        found.append(f"# {group}\n{render(spec)}# -- fixed:\n{fixed}")
+        found.append(f"# {_header(spec)}\n{render(spec)}# -- fixed:\n{fixed}")
     return found
+
+
+def _header(spec: ProgramSpec) -> str:
+    """The knobs a reader cannot see in the program text."""
+    hidden = hidden_modules(spec)
+    missing = f"; run without {hidden[0]} installed" if hidden else ""
+    return f"import placement {describe(spec)['placement']}{missing}"
 
 
 def _publish(survey: Survey, record_property: Any) -> None:
@@ -413,7 +434,8 @@ def test_survey_summary(survey: Survey, record_property: Any) -> None:
 
 def _problems_message(kind: str, examples: List[Example]) -> str:
     shortest = min(examples, key=lambda e: len(e.source))
-    message = (f"{len(examples)} programs: {kind}; the shortest:\n{shortest.source}-- fixed:\n{shortest.fixed}"
+    message = (f"{len(examples)} programs: {kind}; the shortest ({_header(shortest.spec)}):\n{shortest.source}"
+               f"-- fixed:\n{shortest.fixed}"
                f"{shortest.detail}")
     if SHRINK:
         message += "\n\nminimal programs (hypothesis):\n" + "\n".join(minimal_programs(kind, examples, SHRINK))
@@ -440,8 +462,9 @@ KNOWN_CHANGES: Dict[str, str] = {
     "unsafe: raises ModuleNotFoundError": _IMPORT,
     "safe: sends different cookies": "HTP101's fix is still applied by the safe `fix`; RULES.md makes it unsafe: "
                                      "the shared session sends back the cookies the server set",
-    "unsafe: sends different cookies": "HTP101's fix is applied where the loop passes a per-call cookies=, which a "
-                                       "jar cookie of the same name then beats (RULES.md: report only there)",
+    "unsafe: sends different cookies": "the fix shares a session where the call passes a per-call cookies=, which "
+                                       "the jar's cookie of the same name (set by the server) then beats: HTP101 "
+                                       "(RULES.md: report only there) and HTP102's `_HTTP_SESSION` alike",
     "safe: prints different output": "HTP202's fix adds stream=True as a safe fix under iter_lines() (and "
                                      "iter_content(chunk_size=None)), whose lines and chunks then follow the "
                                      "transfer chunks; RULES.md makes that unsafe",

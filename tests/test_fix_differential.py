@@ -445,7 +445,7 @@ def _problems_message(kind: str, examples: List[Example]) -> str:
 # Kinds of behaviour change the fixes are known to make today; each marker goes when the fix engineers land the
 # fix for it (strict: the test then passes, and pytest reports the marker as stale).
 _UNBOUND = ("HTP101's fix writes `with requests.Session()` (`httpx.Client()`) above a loop in a function that "
-            "imports the library itself (in the loop body, or under an `if`/`try` before the loop): the name is "
+            "imports the library itself (in the loop body, or under an `if` before the loop): the name is "
             "local to the function and unbound where the `with` reads it, even for an empty loop "
             "(RULES.md, Fix safety, Imports: use that import's scope or do not offer the fix)")
 _NAME = ("HTP101's fix writes the `with` at module level above the loop where the module imports the library "

@@ -12,6 +12,8 @@ from typing import Dict, Iterable, List, Set, Tuple
 import pytest
 
 FIXTURES = Path(__file__).parent / "fixtures"
+# The fix-safety programs hold their own test modules; only tests/test_fix_safety_harness.py runs them.
+collect_ignore = ["safety_programs"]
 _LINE = re.compile(r"^(?P<path>.*?):(?P<line>\d+):(?P<col>\d+): (?P<code>[A-Z]+\d+) ")
 
 

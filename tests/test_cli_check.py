@@ -160,11 +160,20 @@ def test_rules_explain_help_and_version():
 
     rules = run_cli(["rules"])
     assert rules.returncode == 0
-    assert [line.split()[0] for line in rules.stdout.splitlines()] == [r.code for r in ALL_RULES]
-    assert [r["code"] for r in json.loads(run_cli(["rules", "--format", "json"]).stdout)] == [r.code for r in ALL_RULES]
+    table = [line.split() for line in rules.stdout.split("\n\n")[0].splitlines()]
+    assert [row[0] for row in table] == [r.code for r in ALL_RULES]
+    # Each rule's fix class, marked `*` where RULES.md decides it per site.
+    classes = {row[0]: row[3] for row in table}
+    assert classes["HTP101"] == "unsafe*" and classes["HTP202"] == "safe*" and classes["HTP403"] == "none"
+    assert "decided per site" in rules.stdout
+    records = json.loads(run_cli(["rules", "--format", "json"]).stdout)
+    assert [r["code"] for r in records] == [r.code for r in ALL_RULES]
+    assert {r["code"]: r["fix"] for r in records}["HTP201"] == "unsafe"
     for rule in ALL_RULES:
         explained = run_cli(["explain", rule.code.lower()])
         assert explained.returncode == 0 and explained.stdout.startswith(f"# {rule.code} {rule.name}")
+        assert "## Fix safety" in explained.stdout and f"\nFix: {rule.fix}" in explained.stdout
+        assert (f"Per site: {rule.fix_sites}" in explained.stdout) == bool(rule.fix_sites)
     assert run_cli(["explain", "unpooled-call-in-loop"]).stdout.startswith("# HTP101")
     for args in (["--help"], ["check", "--help"], ["rules", "--help"], ["explain", "--help"]):
         helped = run_cli(args)

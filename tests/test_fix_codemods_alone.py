@@ -42,9 +42,10 @@ CASES: Dict[str, Tuple[str, str]] = {
         "    with requests.Session() as s:\n        for url in urls:\n",
     ),
     "HTP104": (
-        "import requests\n\n\ndef download(url):\n    s = requests.Session()\n    return s.get(url).content\n\n\n"
-        "def main(urls):\n    return [download(u) for u in urls]\n",
-        "def download(",
+        # A private function: RULES.md adds the parameter only where no caller outside can break.
+        "import requests\n\n\ndef _download(url):\n    s = requests.Session()\n    return s.get(url).content\n\n\n"
+        "def main(urls):\n    return [_download(u) for u in urls]\n",
+        "def _download(",
     ),
     "HTP201": (
         "import requests\n\n\ndef save(url, path):\n    r = requests.get(url)\n"

@@ -2,121 +2,42 @@
 connections to a real HTTP/1.1 keep-alive server.
 
 Each legacy program is written as users write it, takes the server's base URL from argv, and runs in its own
-interpreter before and after `python -m flake8_http_pool fix` rewrites it. The server, on 127.0.0.1 only,
-counts the TCP connections it accepts.
+interpreter before and after `python -m flake8_http_pool fix` rewrites it. The server (tests/safety_server.py,
+shared with the fix-safety harness), on 127.0.0.1 only, counts the TCP connections it accepts.
 """
 
 from __future__ import annotations
 
 import importlib.util
-import json
 import subprocess
 import sys
-import threading
-import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Iterator, List, NamedTuple, Tuple
-from urllib.parse import parse_qs, urlsplit
+from typing import Iterator, List, Tuple
 
 import pytest
 
 from flake8_http_pool.engine import check_source
 from flake8_http_pool.fixes import FIXES
+from safety_server import PAGES, SafetyServer, blob, running_server
 
-PAGES = 5  # the paginated listing: /pages?page=0 .. 4, each with a "next" link but the last
-_BLOB_BLOCK = bytes(range(256)) * 4096  # /blob?size=N repeats this 1 MiB block (cut short at the end)
-
-
-def blob(size: int) -> bytes:
-    """The body /blob?size=N sends."""
-    return (_BLOB_BLOCK * (size // len(_BLOB_BLOCK) + 1))[:size]
+Server = SafetyServer
 
 
-class _Handler(BaseHTTPRequestHandler):
-    """Small JSON answers with Content-Length, so HTTP/1.1 clients keep the connection open."""
-
-    protocol_version = "HTTP/1.1"
-
-    def do_GET(self) -> None:  # noqa: N802 - the name http.server calls
-        parts = urlsplit(self.path)
-        query = parse_qs(parts.query)
-        if parts.path == "/blob":
-            self._send_blob(int(query["size"][0]))
-            return
-        if parts.path == "/pages":
-            page = int(query.get("page", ["0"])[0])
-            following = f"/pages?page={page + 1}" if page + 1 < PAGES else None
-            payload = {"items": [page * 10 + n for n in range(3)], "next": following}
-        else:
-            if "slow" in query:
-                time.sleep(0.05)  # keeps a burst's requests in flight together
-            payload = {"id": parts.path.rsplit("/", 1)[-1]}
-        body = json.dumps(payload).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def _send_blob(self, size: int) -> None:
-        """`size` bytes of `blob(size)` with Content-Length, sent a block at a time (the server stays small)."""
-        self.send_response(200)
-        self.send_header("Content-Type", "application/octet-stream")
-        self.send_header("Content-Length", str(size))
-        self.end_headers()
-        sent = 0
-        while sent < size:
-            part = _BLOB_BLOCK[: size - sent]
-            self.wfile.write(part)
-            sent += len(part)
-
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - http.server's signature
-        pass  # keep the test output quiet
-
-
-class _CountingServer(ThreadingHTTPServer):
-    daemon_threads = True
-
-    def __init__(self) -> None:
-        super().__init__(("127.0.0.1", 0), _Handler)
-        self.connections = 0
-        self._lock = threading.Lock()
-
-    def get_request(self) -> Tuple[object, object]:
-        accepted = super().get_request()
-        with self._lock:
-            self.connections += 1
-        return accepted
-
-
-class Server(NamedTuple):
-    base: str
-    httpd: _CountingServer
-
-
-@pytest.fixture
-def server() -> Iterator[Server]:
-    """A keep-alive HTTP/1.1 server on 127.0.0.1 (an ephemeral port), stopped after the test."""
-    httpd = _CountingServer()
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
-        yield Server(f"http://127.0.0.1:{httpd.server_address[1]}", httpd)
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join(timeout=10)
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """The shared test server (tests/safety_server.py) on 127.0.0.1, stopped after this module's tests."""
+    with running_server(tmp_path_factory.mktemp("server")) as running:
+        yield running
 
 
 def _run_program(path: Path, server: Server) -> Tuple[str, int]:
     """Run the program against the server: its stdout and how many connections it opened."""
-    before = server.httpd.connections
+    before = server.connections
     result = subprocess.run(
         [sys.executable, str(path), server.base], capture_output=True, text=True, timeout=120, cwd=path.parent
     )
     assert result.returncode == 0, result.stderr
-    return result.stdout, server.httpd.connections - before
+    return result.stdout, server.connections - before
 
 
 def _fix(path: Path, *flags: str) -> None:
@@ -265,7 +186,7 @@ def test_loop_fix_keeps_output_and_reuses_one_connection(
 ) -> None:
     _need(*modules)
     assert [f.code for f in check_source(source)] == ["HTP101"]
-    _, before, after, fixed = _before_and_after(tmp_path, server, source)
+    _, before, after, fixed = _before_and_after(tmp_path, server, source, "--unsafe-fixes")  # HTP101: unsafe
     assert before == requests_made, "each unpooled call should have opened its own connection"
     assert after == 1, fixed
     assert not check_source(fixed)
@@ -586,6 +507,8 @@ def test_download_fix_writes_the_same_file_in_a_fraction_of_the_memory(
     assert written.read_bytes() == expected, "the original program wrote something else"
     written.unlink()
     _fix(path)
+    assert path.read_text() == program, "HTP201's fix is unsafe (a broken transfer leaves a partial file)"
+    _fix(path, "--unsafe-fixes")
     fixed = path.read_text()
     assert streamed in fixed, fixed
     assert not [f for f in check_source(fixed) if f.code == "HTP201"], fixed

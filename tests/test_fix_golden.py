@@ -18,8 +18,11 @@ from typing import List
 import pytest
 
 from flake8_http_pool.engine import check_source
-from flake8_http_pool.fixing import encode_like, fix_source, write_atomically
+from flake8_http_pool.fixing import fix_source
+from flake8_http_pool.rule import FIX_UNSAFE
+from flake8_http_pool.rules import RULES_BY_CODE
 from flake8_http_pool.source_files import decode_source
+from flake8_http_pool.writing import encode_like, write_atomically
 
 CASES_DIR = Path(__file__).parent / "fixtures" / "fixes"
 CASES: List[Path] = sorted(p for p in CASES_DIR.glob("HTP*.py") if not p.name.endswith(".fixed.py"))
@@ -33,10 +36,12 @@ def _fixed_path(case: Path) -> Path:
 def test_golden(case: Path, request: pytest.FixtureRequest) -> None:
     original = case.read_bytes()
     text = decode_source(original)
-    # A case named <CODE>_unsafe_<what> is fixed with --unsafe-fixes, and must stay unchanged without it.
-    unsafe = "_unsafe_" in case.name
-    if unsafe:
-        assert fix_source(text, filename=str(case)).text == text, "an unsafe fix applied without --unsafe-fixes"
+    # A case named <CODE>_unsafe_<what>, or of a rule whose fix is unsafe, is fixed with --unsafe-fixes, and must
+    # stay unchanged without it.
+    code = case.name.split("_", 1)[0]
+    unsafe = "_unsafe_" in case.name or RULES_BY_CODE[code].fix == FIX_UNSAFE
+    if unsafe:  # other rules' safe fixes may still apply to the case
+        assert not fix_source(text, filename=str(case)).applied[code], "an unsafe fix applied without --unsafe-fixes"
     result = fix_source(text, filename=str(case), unsafe=unsafe)
     assert result.error is None, result.error
     produced = encode_like(result.text, original)
@@ -50,7 +55,6 @@ def test_golden(case: Path, request: pytest.FixtureRequest) -> None:
     again = fix_source(result.text, filename=str(case), unsafe=unsafe)
     assert again.error is None and again.text == result.text and not again.applied
 
-    code = case.name.split("_", 1)[0]
     before = [f for f in check_source(text) if f.code == code]
     after = [f for f in check_source(result.text) if f.code == code]
     assert len(after) == len(before) - result.applied[code], "every fix applied removes one finding"
@@ -79,8 +83,8 @@ def test_unsafe_fixes_absent_without_unsafe() -> None:
 
 def test_selection_limits_the_fixes() -> None:
     text = "import requests\n\nfor url in URLS:\n    requests.get(url)\n"
-    assert fix_source(text, codes={"HTP102"}).text == text
-    assert fix_source(text, codes={"HTP101"}).applied == Counter({"HTP101": 1})
+    assert fix_source(text, codes={"HTP102"}, unsafe=True).text == text
+    assert fix_source(text, codes={"HTP101"}, unsafe=True).applied == Counter({"HTP101": 1})
 
 
 def test_a_broken_fix_leaves_the_text_alone(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -89,7 +93,7 @@ def test_a_broken_fix_leaves_the_text_alone(monkeypatch: pytest.MonkeyPatch) -> 
     text = "import requests\n\nfor url in URLS:\n    requests.get(url)\n"
     # Pretend the rewritten text (the only one holding `Session`) fails to compile.
     monkeypatch.setattr(fixing, "_compiles", lambda text, filename: None if "Session" not in text else "boom")
-    result = fix_source(text)
+    result = fix_source(text, unsafe=True)
     assert result.text == text and result.error and "does not compile" in result.error
 
 
@@ -123,7 +127,7 @@ def test_write_keeps_crlf_through_fix(tmp_path: Path) -> None:
     path = tmp_path / "crlf.py"
     original = b"import requests\r\n\r\nfor url in URLS:\r\n    requests.get(url)\r\n"
     path.write_bytes(original)
-    result = fix_source(decode_source(original))
+    result = fix_source(decode_source(original), unsafe=True)
     assert write_atomically(str(path), result.text, original)
     data = path.read_bytes()
     assert b"session.get" in data and data.count(b"\n") == data.count(b"\r\n") and data.endswith(b"\r\n")
@@ -145,7 +149,7 @@ def test_write_keeps_bom_and_cookie(tmp_path: Path) -> None:
 
 def test_write_keeps_missing_final_newline(tmp_path: Path) -> None:
     original = b"import requests\nfor url in URLS:\n    requests.get(url)"
-    result = fix_source(original.decode())
+    result = fix_source(original.decode(), unsafe=True)
     assert result.applied and not result.text.endswith("\n")
 
 
@@ -171,7 +175,7 @@ def test_interrupted_write_leaves_the_original(tmp_path: Path, monkeypatch: pyte
     path = tmp_path / "keep.py"
     path.write_bytes(b"x = 1\n")
 
-    def interrupted(*args: object) -> None:
+    def interrupted(*args: object, **kwargs: object) -> None:
         raise KeyboardInterrupt
 
     monkeypatch.setattr(os, "replace", interrupted)

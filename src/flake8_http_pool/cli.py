@@ -95,6 +95,7 @@ class ScanSettings(NamedTuple):
     options: Options
     codes: frozenset
     exclude: List[Tuple[str, str]]  # (glob, the folder it is relative to)
+    config: Any = None  # the Config read (fix takes its fix-safety settings from it)
 
 
 def scan_settings(args: argparse.Namespace) -> ScanSettings:
@@ -126,7 +127,7 @@ def scan_settings(args: argparse.Namespace) -> ScanSettings:
         exclude = [(pattern, config.base) for pattern in config.exclude]
     exclude += [(pattern, os.getcwd()) for pattern in args.extend_exclude]
     codes = frozenset(selection.codes(rule.code for rule in ALL_RULES))
-    return ScanSettings(options, codes, exclude)
+    return ScanSettings(options, codes, exclude, config)
 
 
 def _positive_int(value: str) -> int:
@@ -174,7 +175,7 @@ def run_check(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: T
     from .runner import Runner, default_jobs
 
     settings = scan_settings(args)
-    options, codes, exclude = settings
+    options, codes, exclude = settings.options, settings.codes, settings.exclude
 
     errors = _Errors(stderr)
     discovery = Discovery(Excluder(exclude), errors)
@@ -217,15 +218,19 @@ def run_rules(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: T
 
     if args.format == "json":
         records = [
-            {"code": r.code, "name": r.name, "summary": r.summary, "message": r.message, "fix": r.fix}
+            {"code": r.code, "name": r.name, "summary": r.summary, "message": r.message, "fix": r.fix,
+             "fix_sites": r.fix_sites}
             for r in ALL_RULES
         ]
         stdout.write(json.dumps(records, indent=2, ensure_ascii=False) + "\n")
         return EXIT_CLEAN
     width = max(len(r.name) for r in ALL_RULES)
     for rule in ALL_RULES:
-        fix = "fix: none" if rule.fix == "none" else f"fix: {rule.fix}"
-        stdout.write(f"{rule.code}  {rule.name:<{width}}  {fix:<11}  {rule.summary}\n")
+        # `*`: the class holds at most sites; `explain` says where it differs or the fix is not offered.
+        fix = f"fix: {rule.fix}{'*' if rule.fix_sites else ''}"
+        stdout.write(f"{rule.code}  {rule.name:<{width}}  {fix:<12}  {rule.summary}\n")
+    stdout.write("\nfix: safe - `fix` applies it; unsafe - only `fix --unsafe-fixes`; none - report only.\n"
+                 "* decided per site: `flake8-http-pool explain CODE` says where the fix is unsafe or not offered.\n")
     return EXIT_CLEAN
 
 
@@ -241,6 +246,8 @@ def run_explain(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr:
         raise UsageError(f"explain: unknown rule {args.code!r} (known: {known})")
     stdout.write(rule_help_markdown(rule))
     stdout.write(f"\nMessage: {rule.message}\nFix: {rule.fix}" + (f" ({rule.fix_title})" if rule.fix_title else ""))
+    if rule.fix_sites:
+        stdout.write(f"\nPer site: {rule.fix_sites}")
     stdout.write(f"\nDocs: {DOCS_URL.format(code=rule.code)}\n")
     return EXIT_CLEAN
 

@@ -15,7 +15,10 @@ else:  # pragma: no cover - exercised on older interpreters only
 
 SECTION = "flake8-http-pool"
 # Keys as written in pyproject.toml; underscores are accepted too, as ruff accepts both.
-KEYS = ("select", "ignore", "extend-select", "exclude", "unpooled-calls", "hot-decorators")
+KEYS = ("select", "ignore", "extend-select", "exclude", "unpooled-calls", "hot-decorators", "extend-safe-fixes",
+        "extend-unsafe-fixes", "application")
+# Keys that take true or false rather than a list of strings.
+BOOLEAN_KEYS = frozenset({"application"})
 
 
 class ConfigError(Exception):
@@ -32,6 +35,9 @@ class Config(NamedTuple):
     exclude: Tuple[str, ...] = ()
     unpooled_calls: Tuple[str, ...] = ()
     hot_decorators: Tuple[str, ...] = ()
+    extend_safe_fixes: Tuple[str, ...] = ()  # codes or prefixes whose unsafe fixes `fix` applies as safe
+    extend_unsafe_fixes: Tuple[str, ...] = ()  # codes or prefixes whose safe fixes need --unsafe-fixes
+    application: bool = False  # no caller outside the project: HTP104 may change any function's signature
 
     @property
     def base(self) -> str:
@@ -84,11 +90,16 @@ def load_config(path: str) -> Config:
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: error: [tool.{SECTION}] must be a table")
     values: Dict[str, Tuple[str, ...]] = {}
+    flags: Dict[str, bool] = {}
     for key, value in table.items():
         name = key.replace("_", "-")
         if name not in KEYS:
             raise ConfigError(f"{path}: error: unknown key {key!r} in [tool.{SECTION}] (known: {', '.join(KEYS)})")
-        if isinstance(value, str) or (isinstance(value, list) and all(isinstance(v, str) for v in value)):
+        if name in BOOLEAN_KEYS:
+            if not isinstance(value, bool):
+                raise ConfigError(f"{path}: error: {key} must be true or false")
+            flags[name] = value
+        elif isinstance(value, str) or (isinstance(value, list) and all(isinstance(v, str) for v in value)):
             values[name] = split_list(value) if name != "unpooled-calls" else _patterns(value)
         else:
             raise ConfigError(f"{path}: error: {key} must be a list of strings")
@@ -100,6 +111,9 @@ def load_config(path: str) -> Config:
         exclude=values.get("exclude", ()),
         unpooled_calls=values.get("unpooled-calls", ()),
         hot_decorators=values.get("hot-decorators", ()),
+        extend_safe_fixes=values.get("extend-safe-fixes", ()),
+        extend_unsafe_fixes=values.get("extend-unsafe-fixes", ()),
+        application=flags.get("application", False),
     )
 
 

@@ -44,17 +44,29 @@ class Declared(NamedTuple):
 
 def check_dependency_file(path: str, text: str) -> List[Finding]:
     """HTP401 findings of a dependency file (at most one). Raises SourceError for a file that does not parse."""
+    finding = _gevent_with_injection(_declared(path, text))
+    return [finding] if finding is not None else []
+
+
+def _declared(path: str, text: str) -> List[Declared]:
     name = os.path.basename(path)
     if name == "pyproject.toml":
-        declared = list(_from_pyproject(text))
-    elif name == "setup.cfg":
-        declared = list(_from_setup_cfg(text))
-    elif name == "setup.py":
-        declared = list(_from_setup_py(text, path))
-    else:
-        declared = list(_from_requirements_txt(text))
-    finding = _gevent_with_injection(declared)
-    return [finding] if finding is not None else []
+        return list(_from_pyproject(text))
+    if name == "setup.cfg":
+        return list(_from_setup_cfg(text))
+    if name == "setup.py":
+        return list(_from_setup_py(text, path))
+    return list(_from_requirements_txt(text))
+
+
+def declared_requirements(path: str) -> List[Requirement]:
+    """The requirements a dependency file declares; none for a file that cannot be read or parsed."""
+    try:
+        with open(path, "rb") as handle:
+            text = handle.read(4 * 1024 * 1024).decode("utf-8", "replace")
+        return [item.requirement for item in _declared(path, text)]
+    except (OSError, SourceError):
+        return []
 
 
 def _gevent_with_injection(declared: List[Declared]) -> Optional[Finding]:

@@ -55,6 +55,7 @@ def render_rule_page(rule: Rule) -> str:
         f"{rule.summary}.\n",
         f"**Message:**\n\n{_code_block(f'{rule.code} {rule.message}', 'text')}\n",
         f"**Fix:** {fix}.\n",
+        *([f"**Per site:** {rule.fix_sites}.\n"] if rule.fix_sites else []),
         _section("What it does", rule.what_it_does),
         _section("Why is this bad?", rule.why_bad),
         _section("Example", _code_block(rule.example)),
@@ -76,7 +77,8 @@ def render_rule_table() -> str:
     lines = ["| Code | Name | Summary | Fix |", "|---|---|---|---|"]
     for rule in ALL_RULES:
         link = f"[{rule.code}]({RULES_DIR.as_posix()}/{rule.code}.md)"
-        lines.append(f"| {link} | {rule.name} | {_cell(rule.summary)} | {rule.fix} |")
+        fix = f"{rule.fix}, per site" if rule.fix_sites else rule.fix
+        lines.append(f"| {link} | {rule.name} | {_cell(rule.summary)} | {fix} |")
     return "\n".join(lines) + "\n"
 
 

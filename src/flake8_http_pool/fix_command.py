@@ -1,22 +1,42 @@
 """The `fix` subcommand: discover files as `check` does, fix each (in worker processes), write, diff or check.
 
 Exit codes: 0 done (or nothing to change), 1 with `--check` when a file would change, 2 a usage error or a
-file that could not be processed (each gets one `path: error: reason` line; the others are still fixed).
+file that could not be processed (each gets one `path: error: reason` line; the others are still fixed),
+128 + N when stopped by signal N (SIGINT, SIGTERM, SIGHUP), with no file half-written.
+
+Each file has a root it may not be written outside of: the directory argument a walk found it in, or the
+working directory for a file named on the command line or in the `-` list (see `writing.locate`).
 """
 
 from __future__ import annotations
 
 import argparse
 import difflib
+import os
+import signal
+import threading
 import time
 from collections import Counter
-from typing import Any, Iterable, List, NamedTuple, Optional, TextIO, Tuple
+from contextlib import contextmanager
+from types import FrameType
+from typing import Any, Callable, Dict, FrozenSet, Iterable, Iterator, List, NamedTuple, Optional, TextIO, Tuple
 
+from .fix_facts import NO_FACTS, FixFacts
 from .options import Options
 
 WRITE, DIFF, CHECK = "write", "diff", "check"
 # The progress line appears on a terminal only once a run has taken this long (seconds).
 PROGRESS_AFTER = 1.0
+# Past this many seconds fixing one file, the file is skipped and named (--timeout-per-file).
+DEFAULT_TIMEOUT = 20.0
+
+
+class FixTarget(NamedTuple):
+    """A file to fix, with the root it may not be written outside of and whether the user named it."""
+
+    path: str
+    root: str
+    explicit: bool
 
 
 class FileFixResult(NamedTuple):
@@ -38,8 +58,11 @@ def add_fix_parser(commands: Any) -> argparse.ArgumentParser:
         "fix",
         help="rewrite code to reuse connections (safe fixes; --unsafe-fixes for the rest)",
         description="Apply the fixes of the rules found in Python files, in place. Directories are walked as by "
-        "`check`. Exit 0: done; 1: with --check, files would change; 2: usage error or a file that could not "
-        "be processed.",
+        "`check`. A file is written only under its root (the directory argument it was found in, else the "
+        "working directory; name a file by its real path to fix it elsewhere), only if unchanged since it was "
+        "read and not read-only, atomically, keeping links, owner, mode and line ends. Exit 0: done; 1: with "
+        "--check, files would change; 2: usage error or a file that could not be processed; 128+N: stopped by "
+        "signal N (no file half-written).",
     )
     add_scan_arguments(fix, "fix")
     fix.add_argument("--unsafe-fixes", action="store_true", help="also apply fixes that may change behaviour")
@@ -47,29 +70,72 @@ def add_fix_parser(commands: Any) -> argparse.ArgumentParser:
     mode.add_argument("--diff", action="store_true", help="print a unified diff of the changes and write nothing")
     mode.add_argument("--check", action="store_true", help="write nothing; exit 1 if any file would change (judged by planning the fixes, without applying them)")
     fix.add_argument("--no-progress", action="store_true", help="never show the progress line on stderr")
+    fix.add_argument(
+        "--timeout-per-file", type=_seconds, default=DEFAULT_TIMEOUT, metavar="SECONDS",
+        help=f"skip (and name) a file that takes longer than this to fix (default {DEFAULT_TIMEOUT:g}; 0: no limit)",
+    )
     return fix
 
 
-def fix_file(path: str, options: Options, codes: frozenset, unsafe: bool, mode: str) -> FileFixResult:
-    """Fix one file; never raises for anything the file holds. Writes only in WRITE mode, and only on change."""
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}")
+    return value
+
+
+def fix_file(
+    path: str,
+    options: Options,
+    codes: FrozenSet[str],
+    unsafe: bool,
+    mode: str,
+    root: Optional[str] = None,
+    explicit: bool = True,
+    timeout: Optional[float] = DEFAULT_TIMEOUT,
+    settings: FixFacts = NO_FACTS,
+) -> FileFixResult:
+    """Fix one file; never raises for anything the file holds. Writes only in WRITE mode, and only on change.
+
+    `root` (default: the working directory) is where the file may be written; `explicit` says the user named
+    the file. Fixing is limited to `timeout` seconds (None or 0: no limit). `settings` carries the config's
+    fix-safety settings; the facts of the file's own project (what it patches, what it pins) are added here.
+    """
     from .checking import mentions_a_library
-    from .fixing import fix_source, planned_fixes, write_atomically
+    from .fix_facts import facts_for_file
+    from .fixing import fix_source, planned_fixes
     from .source_files import SourceError, decode_source, read_bytes
+    from .time_budget import OverBudget, time_budget
+    from .writing import WriteRefused, locate, snapshot
 
     try:
+        place = locate(path, os.getcwd() if root is None else root, explicit)
+        before = _stat(path)  # before the read: a change during the read then shows as a newer mtime
         data = read_bytes(path)
         text = decode_source(data)
         if not options.unpooled_calls and not mentions_a_library(data):
             return FileFixResult(path)
-        if mode == CHECK:
-            # Whether anything would change is the planners' answer; carrying the plan out with libcst would
-            # cost about four times as much and write nothing anyway.
-            planned = planned_fixes(text, options, codes, unsafe, filename=path)
-            left = tuple(sorted(planned.unsafe_left.items()))
-            if planned.error is not None:
-                return FileFixResult(path, unsafe_left=left, error=planned.error)
-            return FileFixResult(path, bool(planned.applied), tuple(sorted(planned.applied.items())), left)
-        result = fix_source(text, options, codes, unsafe, filename=path)
+        facts = facts_for_file(path, settings, None if explicit else root)
+        with time_budget(timeout):
+            if mode == CHECK:
+                # Whether anything would change is the planners' answer; carrying the plan out with libcst would
+                # cost about four times as much and write nothing anyway.
+                planned = planned_fixes(text, options, codes, unsafe, filename=path, facts=facts)
+                left = tuple(sorted(planned.unsafe_left.items()))
+                if planned.error is not None:
+                    return FileFixResult(path, unsafe_left=left, error=planned.error)
+                return FileFixResult(path, bool(planned.applied), tuple(sorted(planned.applied.items())), left)
+            result = fix_source(text, options, codes, unsafe, filename=path, facts=facts)
+            unhandled = None
+            if result.error is None and "\f" in text:
+                unhandled = _unhandled_sites(result.text, options, codes, unsafe, path, facts)
+    except WriteRefused as refusal:
+        return FileFixResult(path, error=refusal.reason)
+    except OverBudget:
+        return FileFixResult(path, error=f"took longer than {timeout:g} s to fix; skipped")
     except SourceError as error:
         return FileFixResult(path, error=error.reason)
     except (RecursionError, MemoryError):
@@ -81,16 +147,59 @@ def fix_file(path: str, options: Options, codes: frozenset, unsafe: bool, mode: 
     if result.error is not None:
         return FileFixResult(path, unsafe_left=left, error=result.error)
     if result.text == text:
-        return FileFixResult(path, unsafe_left=left)
+        return FileFixResult(path, unsafe_left=left, error=unhandled)
+    lost = text.count("\f") - result.text.count("\f")
+    if lost > 0:  # whitespace to the compiler, but a byte the user wrote: never dropped silently
+        return FileFixResult(path, unsafe_left=left, error=f"the fix would drop {lost} form feed(s) (\\f); not fixed")
     if mode == DIFF:
-        return FileFixResult(path, True, applied, left, diff=unified_diff(path, text, result.text))
+        return FileFixResult(path, True, applied, left, error=unhandled, diff=unified_diff(path, text, result.text))
     if mode == WRITE:
-        try:
-            write_atomically(path, result.text, data)
-        except (OSError, UnicodeEncodeError) as error:
-            reason = getattr(error, "strerror", None) or str(error)
-            return FileFixResult(path, unsafe_left=left, error=f"cannot write: {reason}")
-    return FileFixResult(path, True, applied, left)
+        refused = _write(path, result.text, data, place, None if before is None else snapshot(before, data))
+        if refused is not None:
+            return FileFixResult(path, unsafe_left=left, error=refused)
+    return FileFixResult(path, True, applied, left, error=unhandled)
+
+
+def _stat(path: str) -> Optional[os.stat_result]:
+    try:
+        return os.stat(path)
+    except OSError:
+        return None  # the read that follows says why in its own words
+
+
+def _write(path: str, text: str, data: bytes, place: Any, read_as: Any) -> Optional[str]:
+    """Write the fixed text; None when written, else why not."""
+    from .runner import stop_if_orphaned
+    from .writing import WriteRefused, write_atomically
+
+    stop_if_orphaned()  # a worker whose run is gone must not go on rewriting files
+    try:
+        write_atomically(path, text, data, place, read_as)
+    except WriteRefused as refusal:
+        return refusal.reason
+    except (OSError, UnicodeEncodeError) as error:
+        return f"cannot write: {getattr(error, 'strerror', None) or str(error)}"
+    return None
+
+
+def _unhandled_sites(text: str, options: Options, codes: FrozenSet[str], unsafe: bool, path: str,
+                     facts: FixFacts) -> Optional[str]:
+    """Why fixable sites are left in a fixed text holding a form feed, or None when there are none.
+
+    A form feed at the start of a line moves the column `ast` reports away from the one libcst sees, so a fix
+    can find no node where its plan says one is. Without this the file would be reported as "0 changed"
+    while `check` still reports the site.
+    """
+    from .engine import analyze
+    from .fixing import planned_fixes
+    from .source_files import parse_source
+
+    left = planned_fixes(text, options, codes, unsafe, filename=path, facts=facts).applied
+    if not left:
+        return None
+    findings = analyze(parse_source(text, path), options, codes=set(left), source=text)
+    sites = ", ".join(f"{f.code} at line {f.line}" for f in findings) or ", ".join(sorted(left))
+    return f"{sites}: not fixed (the fix cannot handle a form feed at the start of a line); fix by hand"
 
 
 def unified_diff(path: str, old: str, new: str) -> str:
@@ -101,9 +210,36 @@ def unified_diff(path: str, old: str, new: str) -> str:
     return "".join(out)
 
 
-def _fix_job(shared: Tuple[Options, frozenset, bool, str], candidate: Any) -> FileFixResult:
-    options, codes, unsafe, mode = shared
-    return fix_file(candidate.path, options, codes, unsafe, mode)
+def _fix_job(shared: Tuple[Options, FrozenSet[str], bool, str, Optional[float], FixFacts],
+             target: FixTarget) -> FileFixResult:
+    options, codes, unsafe, mode, timeout, settings = shared
+    return fix_file(target.path, options, codes, unsafe, mode, target.root, target.explicit, timeout, settings)
+
+
+def fix_targets(candidates: Callable[[Iterable[str]], Iterable[Any]], paths: Iterable[str]) -> Iterator[FixTarget]:
+    """The Python files `candidates` finds under `paths`, each with its root (see the module docstring).
+
+    `candidates` (Discovery.candidates) is lazy, one argument at a time, so the argument being expanded when a
+    candidate comes out is the one it was found under; one discovery keeps its files-seen-once rule.
+    """
+    from .discovery import PYTHON
+
+    cwd = os.getcwd()
+    current: List[str] = []
+
+    def arguments() -> Iterator[str]:
+        for path in paths:
+            current[:] = [path]
+            yield path
+
+    for candidate in candidates(arguments()):
+        if candidate.kind != PYTHON:
+            continue
+        argument = current[0]
+        if candidate.path == argument:
+            yield FixTarget(candidate.path, cwd, True)
+        else:
+            yield FixTarget(candidate.path, argument, False)
 
 
 def _crashed(candidate: Any) -> FileFixResult:
@@ -169,10 +305,10 @@ def summary(scanned: int, changed: int, applied: "Counter[str]", unsafe_left: "C
 def run_fix(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
     """`fix`: discover, fix (in parallel), write / diff / check, summarise; the exit code."""
     from . import cli
-    from .discovery import PYTHON, Discovery, Excluder, expand_arguments
-    from .runner import Runner, default_jobs
+    from .discovery import Discovery, Excluder, expand_arguments
+    from .runner import Interrupted, Runner, default_jobs
 
-    options, codes, exclude = cli.scan_settings(args)
+    options, codes, exclude, config = cli.scan_settings(args)
 
     mode = DIFF if args.diff else CHECK if args.check else WRITE
     skipped: List[Tuple[str, str]] = []
@@ -184,30 +320,42 @@ def run_fix(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: Tex
 
     discovery = Discovery(Excluder(exclude), on_error)
     paths: Iterable[str] = expand_arguments(args.paths or ["."], stdin)
-    candidates = (c for c in discovery.candidates(paths) if c.kind == PYTHON)
-    runner = Runner(_fix_job, (options, codes, args.unsafe_fixes, mode), _crashed, args.jobs or default_jobs())
+    settings = NO_FACTS._replace(
+        application=config.application, extend_safe=config.extend_safe_fixes, extend_unsafe=config.extend_unsafe_fixes,
+    )
+    shared = (options, codes, args.unsafe_fixes, mode, args.timeout_per_file, settings)
+    runner = Runner(_fix_job, shared, _crashed, args.jobs or default_jobs())
 
     progress = _Progress(stderr, not args.no_progress)
     scanned = changed = 0
     applied: "Counter[str]" = Counter()
     unsafe_left: "Counter[str]" = Counter()
+    results = runner.run(fix_targets(discovery.candidates, paths))
     try:
-        for result in runner.run(candidates):
-            scanned += 1
-            unsafe_left.update(dict(result.unsafe_left))
-            if result.error is not None:
-                progress.clear()
-                on_error(result.path, result.error)
-            elif result.changed:
-                changed += 1
-                applied.update(dict(result.applied))
-                if result.diff:
-                    progress.clear()
-                    stdout.write(result.diff)
-                elif mode == CHECK:
-                    progress.clear()
-                    stdout.write(f"would fix {result.path} ({_counts(Counter(dict(result.applied)))})\n")
-            progress.update(scanned)
+        with _stopped_by_signals():
+            try:
+                for result in results:
+                    scanned += 1
+                    unsafe_left.update(dict(result.unsafe_left))
+                    if result.error is not None:
+                        progress.clear()
+                        on_error(result.path, result.error)
+                    if result.changed:  # a file may be fixed and still name a site it could not fix
+                        changed += 1
+                        applied.update(dict(result.applied))
+                        if result.diff:
+                            progress.clear()
+                            stdout.write(result.diff)
+                        elif mode == CHECK:
+                            progress.clear()
+                            stdout.write(f"would fix {result.path} ({_counts(Counter(dict(result.applied)))})\n")
+                    progress.update(scanned)
+            finally:
+                _close(results)  # stops the workers now (still shielded from a second signal)
+    except Interrupted as stop:
+        progress.clear()
+        stderr.write("flake8-http-pool: interrupted\n")
+        return 128 + stop.signum
     finally:
         progress.clear()
         stdout.flush()
@@ -215,3 +363,40 @@ def run_fix(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: Tex
     if skipped:
         return cli.EXIT_ERROR
     return 1 if mode == CHECK and changed else 0
+
+
+def _close(results: Iterable[Any]) -> None:
+    close = getattr(results, "close", None)
+    if close is not None:
+        close()
+
+
+@contextmanager
+def _stopped_by_signals() -> Iterator[None]:
+    """Turn SIGTERM and SIGHUP into Interrupted (SIGINT already raises KeyboardInterrupt), so a run unwinds.
+
+    Only the first signal raises: a second one must not cut the clean-up short. Where the run is not in the
+    main thread no handler can be set, and the defaults apply.
+    """
+    from .runner import Interrupted
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    raised: List[int] = []
+
+    def stop(signum: int, frame: Optional[FrameType]) -> None:
+        if not raised:
+            raised.append(signum)
+            raise Interrupted(signum)
+
+    previous: Dict[int, Any] = {}
+    for name in ("SIGTERM", "SIGHUP"):
+        if hasattr(signal, name):
+            signum = getattr(signal, name)
+            previous[signum] = signal.signal(signum, stop)
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler if handler is not None else signal.SIG_DFL)

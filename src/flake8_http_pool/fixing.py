@@ -1,4 +1,4 @@
-"""`fix`'s core: rewrite a source text until no allowed fix applies, verify it, and write files atomically.
+"""`fix`'s core: rewrite a source text until no allowed fix applies, and verify it (writing is `writing`'s).
 
 libcst is imported only here, and only for a text with something to fix.
 """
@@ -6,21 +6,19 @@ libcst is imported only here, and only for a text with something to fix.
 from __future__ import annotations
 
 import ast
+import difflib
 import io
-import os
 import re
-import stat
-import tempfile
 import tokenize
 from collections import Counter
 from typing import Iterable, List, NamedTuple, Optional, Sequence, Set, Tuple
 
 from .engine import analyze, may_have_findings
 from .finding import Finding
-from .fixes import FIXES
+from .fix_facts import NO_FACTS, FixFacts
+from .fixes import FIXES, Fix
 from .fixes.positions import source_lines
 from .options import DEFAULT_OPTIONS, Options
-from .rule import FIX_SAFE, FIX_UNSAFE
 from .source_files import SourceError, parse_source
 
 MAX_ROUNDS = 8
@@ -35,19 +33,10 @@ class FixResult(NamedTuple):
     error: Optional[str] = None
 
 
-def fixable_codes(codes: Optional[Iterable[str]], unsafe: bool) -> List[str]:
-    """The codes among `codes` (all when None) whose fix may be applied (safe ones, and unsafe with `unsafe`)."""
-    from .rules import RULES_BY_CODE
-
+def fix_keys(codes: Optional[Iterable[str]]) -> List[str]:
+    """The FIXES keys whose rule is among `codes` (all when None), in the order fixes are tried."""
     wanted = None if codes is None else set(codes)
-    out = []
-    for code, fix in FIXES.items():
-        if wanted is not None and fix.rule_code not in wanted:
-            continue
-        safety = fix.safety or RULES_BY_CODE[fix.rule_code].fix
-        if safety == FIX_SAFE or (safety == FIX_UNSAFE and unsafe):
-            out.append(code)
-    return out
+    return [key for key, fix in FIXES.items() if wanted is None or fix.rule_code in wanted]
 
 
 def _comments(text: str) -> "Counter[str]":
@@ -73,11 +62,109 @@ def _compiles(text: str, filename: str) -> Optional[str]:
     return None
 
 
+_LINE_END = re.compile(r"(\r\n|\r|\n)")
+# The whitespace before a line's first token, up to its last form feed (the tokenizer restarts the indent there).
+_FORM_FEED_PREFIX = re.compile(r"^[ \t\f]*\f")
+
+
+def _lines_with_ends(text: str) -> List[Tuple[str, str]]:
+    """(line, its end) pairs, ends as the tokenizer sees them (\r\n, \r, \n; the last line's may be "")."""
+    parts = _LINE_END.split(text)
+    pairs = list(zip(parts[0::2], parts[1::2] + [""]))
+    if pairs and pairs[-1] == ("", ""):
+        pairs.pop()
+    return pairs
+
+
 def _same_newlines(original: str, new: str) -> str:
-    """New lines a fix wrote take the file's newline style when the file uses CRLF throughout."""
-    if "\r\n" in original and re.search(r"(?<!\r)\n", original) is None:
-        new = re.sub(r"(?<!\r)\n", "\r\n", new)
-    return new
+    """`new` with the original's line ends and form feeds, which libcst does not always keep.
+
+    libcst writes the lines a fix adds with the file's first line end, drops a final bare \r, and drops a form
+    feed at the start of a line (even of a line no fix touched). The lines of the two texts are matched by
+    content: each line of `new` ends as the original line it comes from; a line a fix wrote ends as the
+    original line it replaces, or the line it was inserted after (before, at the top); a file that ended its
+    last line keeps it ended. A lost form feed goes back in front of its line, or of the code that replaced
+    that line, when the tree stays the same (form feeds are whitespace; a changed tree means a misplaced one).
+    """
+    if "\r" not in original and "\r" not in new and "\f" not in original:
+        return new  # \n throughout, no form feed: the common case, kept cheap
+    old_lines = _lines_with_ends(original)
+    new_lines = _lines_with_ends(new)
+    styles = {end for _, end in old_lines if end}
+    if len(styles) <= 1:
+        style = styles.pop() if styles else "\n"
+        ends = [style if end else "" for _, end in new_lines]
+    else:
+        ends = _matched_ends(old_lines, new_lines)
+    for index in range(len(ends) - 1):  # only the last line may go without an end
+        if not ends[index]:
+            ends[index] = ends[index - 1] if index else "\n"
+    if ends and not ends[-1] and old_lines and old_lines[-1][1]:
+        ends[-1] = old_lines[-1][1]
+    bodies = [line for line, _ in new_lines]
+    if new.count("\f") < original.count("\f"):
+        bodies = _form_feeds_back([line for line, _ in old_lines], bodies)
+    return "".join(line + end for line, end in zip(bodies, ends))
+
+
+def _opcodes(old: Sequence[str], new: Sequence[str]) -> List[Tuple[str, int, int, int, int]]:
+    """difflib's opcodes turning `old` into `new`, the common head and tail matched first (a fix is local)."""
+    head = 0
+    while head < min(len(old), len(new)) and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
+        tail += 1
+    codes: List[Tuple[str, int, int, int, int]] = [("equal", 0, head, 0, head)] if head else []
+    matcher = difflib.SequenceMatcher(None, old[head:len(old) - tail], new[head:len(new) - tail], autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        codes.append((tag, head + i1, head + i2, head + j1, head + j2))
+    if tail:
+        codes.append(("equal", len(old) - tail, len(old), len(new) - tail, len(new)))
+    return codes
+
+
+def _matched_ends(old: List[Tuple[str, str]], new: List[Tuple[str, str]]) -> List[str]:
+    """For a file of mixed line ends: the end each line of `new` takes, from the original lines around it."""
+    ends: List[str] = []
+    for tag, i1, i2, j1, j2 in _opcodes([line for line, _ in old], [line for line, _ in new]):
+        for k in range(j2 - j1):
+            if tag in ("equal", "replace"):
+                source = min(i1 + k, i2 - 1)
+            else:  # inserted: the end of the line it follows (at the very top, of the line it precedes)
+                source = max(i1 - 1, 0)
+            ends.append(old[source][1] if source < len(old) else "\n")
+    if len(ends) != len(new):  # cannot happen; never make the text worse than libcst's
+        return [end for _, end in new]
+    return ends
+
+
+def _form_feeds_back(old: List[str], new: List[str]) -> List[str]:
+    """`new` with the leading form feeds of `old` that libcst dropped put back; `new` itself if that fails."""
+    prefixes = [match.group() if match else "" for match in map(_FORM_FEED_PREFIX.match, old)]
+    keys = [line[len(prefix):] for line, prefix in zip(old, prefixes)]
+    out = list(new)
+    for tag, i1, i2, j1, j2 in _opcodes(keys, new):
+        if tag == "equal":
+            for k in range(i2 - i1):
+                if prefixes[i1 + k]:
+                    out[j1 + k] = prefixes[i1 + k] + out[j1 + k]
+        elif tag == "replace":
+            for i in range(i1, i2):
+                if not prefixes[i]:
+                    continue
+                # The code that replaced that line: the line with the same text, re-indented, else the first.
+                same = [j for j in range(j1, j2) if new[j].strip() == keys[i].strip() and "\f" not in out[j]]
+                j = same[0] if same else j1 if i == i1 else -1
+                if j >= 0 and "\f" not in out[j]:
+                    out[j] = prefixes[i] + out[j]
+    before, after = "\n".join(new), "\n".join(out)
+    try:
+        if ast.dump(ast.parse(before)) != ast.dump(ast.parse(after)):
+            return new
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return new
+    return out
 
 
 def fix_source(
@@ -86,17 +173,20 @@ def fix_source(
     codes: Optional[Iterable[str]] = None,
     unsafe: bool = False,
     filename: str = "<unknown>",
+    facts: FixFacts = NO_FACTS,
 ) -> FixResult:
     """Apply the allowed fixes to `text` until nothing changes (a few rounds at most).
 
-    `codes` limits the rules (the selection after --select/--ignore; all when None). Each round runs the
-    engine, plans the first fix that has work, carries it out with libcst, and checks that the result parses,
-    compiles and keeps every comment. On any failure the original text comes back with `error` set.
+    `codes` limits the rules (the selection after --select/--ignore; all when None); `facts` are the project's
+    (what it patches, what it pins; see fix_facts). Each round runs the engine, plans every fix, keeps the sites
+    whose safety is allowed, carries out the first fix with such sites with libcst, and checks that the result
+    parses, compiles and keeps every comment. On any failure the original text comes back with `error` set.
     """
-    selected, allowed, unsafe_codes = _split_codes(codes, unsafe)
+    keys = fix_keys(codes)
+    selected = None if codes is None else set(codes)
     applied: "Counter[str]" = Counter()
     unsafe_left: "Counter[str]" = Counter()
-    if not (allowed or unsafe_codes) or not may_have_findings(text, options):
+    if not keys or not may_have_findings(text, options):
         return FixResult(text, applied, unsafe_left)
     original_compiles = _compiles(text, filename) is None
     comments = _comments(text)
@@ -108,9 +198,9 @@ def fix_source(
                 return FixResult(text, Counter(), Counter(), analysed)  # the same words as `check`
             return FixResult(text, Counter(), Counter(), f"a fix produced code that does not parse: {analysed}")
         tree, findings = analysed
-        lines = source_lines(current)
-        unsafe_left = _planned(findings, unsafe_codes, tree, lines)
-        step = _one_fix(current, findings, allowed, tree, lines, filename)
+        plans = _site_plans(findings, keys, tree, source_lines(current), facts.with_module(facts.module, tree), unsafe)
+        unsafe_left = _held(plans)
+        step = _one_fix(current, plans, filename)
         if isinstance(step, _Failure):
             return FixResult(text, Counter(), Counter(), step.reason)
         if step is None or step[0] == current:
@@ -135,30 +225,27 @@ def planned_fixes(
     codes: Optional[Iterable[str]] = None,
     unsafe: bool = False,
     filename: str = "<unknown>",
+    facts: FixFacts = NO_FACTS,
 ) -> FixResult:
     """What `fix --check` needs: which fixes would apply, judged by the stdlib planners alone (no libcst).
 
-    `applied` counts the findings of each code whose fix has work planned; the text is never changed. It runs
+    `applied` counts, per code, the sites whose fix may be carried out; the text is never changed. It runs
     the engine once, so it answers "would anything change" at the cost of a check, where `fix_source` pays for
     libcst. A file `fix_source` would leave alone (its plan fails verification) is still counted here: the
     golden and corpus tests hold the two to the same verdict.
     """
-    selected, allowed, unsafe_codes = _split_codes(codes, unsafe)
-    if not (allowed or unsafe_codes) or not may_have_findings(text, options):
+    keys = fix_keys(codes)
+    if not keys or not may_have_findings(text, options):
         return FixResult(text, Counter(), Counter())
-    analysed = _analyse(text, options, selected, filename)
+    analysed = _analyse(text, options, None if codes is None else set(codes), filename)
     if isinstance(analysed, str):
         return FixResult(text, Counter(), Counter(), analysed)
     tree, findings = analysed
-    lines = source_lines(text)
-    return FixResult(text, _planned(findings, allowed, tree, lines), _planned(findings, unsafe_codes, tree, lines))
-
-
-def _split_codes(codes: Optional[Iterable[str]], unsafe: bool) -> Tuple[Optional[Set[str]], List[str], List[str]]:
-    """The selected codes (None: all), the fix keys that may be applied, and the unsafe ones held back."""
-    selected = None if codes is None else set(codes)
-    allowed = fixable_codes(selected, unsafe)
-    return selected, allowed, [code for code in fixable_codes(selected, True) if code not in allowed]
+    plans = _site_plans(findings, keys, tree, source_lines(text), facts.with_module(facts.module, tree), unsafe)
+    allowed: "Counter[str]" = Counter()
+    for plan in plans:
+        allowed[plan.fix.rule_code] += len(plan.allowed)
+    return FixResult(text, +allowed, _held(plans))
 
 
 def _analyse(text: str, options: Options, selected: Optional[Set[str]],
@@ -185,81 +272,54 @@ class _Failure(NamedTuple):
     reason: str
 
 
-def _planned(
-    findings: Sequence[Finding], fix_keys: Sequence[str], tree: ast.Module, lines: List[str]
-) -> "Counter[str]":
-    """Per rule code, the findings of the fixes in `fix_keys` whose planner has work for them."""
-    left: "Counter[str]" = Counter()
-    for code in fix_keys:
-        mine = [f for f in findings if f.code == FIXES[code].rule_code]
-        if mine and FIXES[code].plan(mine, tree, lines):
-            left[FIXES[code].rule_code] += len(mine)
-    return left
+class _SitePlan(NamedTuple):
+    """One fix's plan for a round: the sites it may carry out, and the unsafe ones held back."""
+
+    fix: Fix
+    allowed: List[object]
+    held: List[object]
 
 
-def _one_fix(text: str, findings: Sequence[Finding], allowed: Sequence[str], tree: ast.Module, lines: List[str],
-             filename: str) -> "Optional[tuple] | _Failure":
-    """Plan and apply the first allowed fix with work to do: (new text, code, fixes applied), None if none has."""
-    for code in allowed:
-        mine = [f for f in findings if f.code == FIXES[code].rule_code]
+def _site_plans(findings: Sequence[Finding], keys: Sequence[str], tree: ast.Module, lines: List[str],
+                facts: FixFacts, unsafe: bool) -> List[_SitePlan]:
+    """Every fix's plan for these findings, its sites split by their safety (RULES.md decides it per site)."""
+    plans = []
+    for key in keys:
+        fix = FIXES[key]
+        mine = [f for f in findings if f.code == fix.rule_code]
         if not mine:
             continue
-        plan = FIXES[code].plan(mine, tree, lines)
-        if not plan:
+        items = fix.plan(mine, tree, lines, facts)
+        if items:
+            plans.append(_SitePlan(fix, *fix.split_plan(items, facts, unsafe)))
+    return plans
+
+
+def _held(plans: Sequence[_SitePlan]) -> "Counter[str]":
+    """Per rule code, the unsafe sites held back (the summary's "use --unsafe-fixes" count)."""
+    held: "Counter[str]" = Counter()
+    for plan in plans:
+        held[plan.fix.rule_code] += len(plan.held)
+    return +held
+
+
+def _one_fix(text: str, plans: Sequence[_SitePlan], filename: str) -> "Optional[tuple] | _Failure":
+    """Carry out the first plan with sites allowed: (new text, code, fixes applied), None if none has."""
+    for plan in plans:
+        if not plan.allowed:
             continue
         import libcst as cst  # only here: a file with nothing to fix never pays for it
         from libcst.codemod import CodemodContext
 
+        code = plan.fix.rule_code
         try:
             module = cst.parse_module(text)
-            command = FIXES[code].command_class()(CodemodContext(filename=filename), plan)
+            command = plan.fix.command_class()(CodemodContext(filename=filename), plan.allowed)
             module = command.transform_module(module)
         except cst.ParserSyntaxError as error:
             return _Failure(f"libcst cannot parse it: {str(error).splitlines()[0]}")
         except Exception as error:  # a bug in a fix must not lose the file: report it and leave it alone
             return _Failure(f"{code} fix failed: {type(error).__name__}: {error}")
         if command.applied:
-            return module.code, FIXES[code].rule_code, command.applied
+            return module.code, code, command.applied
     return None
-
-
-# -- writing ---------------------------------------------------------------------------------------------
-def source_encoding(data: bytes) -> str:
-    """The encoding the interpreter reads `data` with ("utf-8-sig" when it starts with a BOM)."""
-    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-    return encoding
-
-
-def encode_like(new_text: str, original_bytes: bytes) -> bytes:
-    """`new_text` in the original file's encoding, BOM included when the original had one."""
-    return new_text.encode(source_encoding(original_bytes))
-
-
-def write_atomically(path: str, new_text: str, original_bytes: bytes) -> bool:
-    """Replace the file at `path` with `new_text`; False (and no write at all) when the bytes would not change.
-
-    The text is encoded as the original was (PEP 263 cookie, BOM), written to a temporary file beside the
-    original with its mode bits, flushed to disk, and moved over it with `os.replace`, so a crash or Ctrl-C
-    leaves either the old file or the new one, never half of one. A symlink is followed: its target is replaced.
-    """
-    data = encode_like(new_text, original_bytes)
-    if data == original_bytes:
-        return False
-    target = os.path.realpath(path)
-    mode = stat.S_IMODE(os.stat(target).st_mode)
-    directory, name = os.path.split(target)
-    fd, temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=".fix-tmp", dir=directory or ".")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temporary, mode)
-        os.replace(temporary, target)
-    except BaseException:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
-        raise
-    return True

@@ -9,7 +9,8 @@ stays a loop scope.
 from __future__ import annotations
 
 import ast
-from typing import Callable, List, Optional, Tuple
+from http import HTTPStatus
+from typing import Callable, Dict, FrozenSet, List, Optional, Tuple
 
 from .walk import Ctx
 
@@ -18,6 +19,8 @@ _SUCCESS_FLAGS = frozenset({"ok", "is_success"})
 _FAILURE_FLAGS = frozenset({"is_error", "is_client_error", "is_server_error"})
 
 ParentOf = Callable[[ast.AST], Optional[ast.AST]]
+Constants = Dict[str, List[int]]  # module-level names holding status codes
+_HTTP_STATUS = {status.name: int(status) for status in HTTPStatus}
 
 # Results of following the path after a successful call.
 _EXIT = "exit"  # the loop is left
@@ -42,7 +45,12 @@ def in_loop_scope(ctx: Ctx, node: ast.AST, parent_of: ParentOf) -> bool:
     return ctx.deferred or bool(counting_loops(ctx, node, parent_of))
 
 
-def _status_polarity(test: ast.expr, response: Optional[str]) -> Optional[bool]:
+def _status_polarity(
+    test: ast.expr,
+    response: Optional[str],
+    constants: Optional[Constants] = None,
+    aliases: FrozenSet[str] = frozenset(),
+) -> Optional[bool]:
     """True if `test` holds when the response succeeded, False if it holds when it failed, None if it is
     not a status check."""
     # Depth first through `not` and `and`/`or` with an explicit stack: the first status check found decides,
@@ -58,7 +66,7 @@ def _status_polarity(test: ast.expr, response: Optional[str]) -> Optional[bool]:
         elif _is_none_check(expr):
             continue  # `r is not None` says nothing either way
         else:
-            polarity = _leaf_polarity(expr, response)
+            polarity = _leaf_polarity(expr, response, constants, aliases)
             if polarity is None:
                 return None
             if found is None:
@@ -77,9 +85,9 @@ def _is_none_check(expr: ast.expr) -> bool:
     )
 
 
-def _retries_on_failure(loop: ast.AST) -> bool:
+def _retries_on_failure(loop: ast.AST, constants: Optional[Constants] = None) -> bool:
     """`while not r.ok:` / `while r.status_code != 200:`: the loop goes round only while the request fails."""
-    return isinstance(loop, ast.While) and _status_polarity(loop.test, None) is False
+    return isinstance(loop, ast.While) and _status_polarity(loop.test, None, constants) is False
 
 
 _RETRY_ITERATORS = frozenset({"Retrying", "AsyncRetrying", "retry_context"})
@@ -94,7 +102,12 @@ def _is_retry_iterator(loop: ast.AST) -> bool:
     return name in _RETRY_ITERATORS
 
 
-def _leaf_polarity(test: ast.expr, response: Optional[str]) -> Optional[bool]:
+def _leaf_polarity(
+    test: ast.expr,
+    response: Optional[str],
+    constants: Optional[Constants] = None,
+    aliases: FrozenSet[str] = frozenset(),
+) -> Optional[bool]:
     if isinstance(test, ast.Attribute):
         if test.attr in _SUCCESS_FLAGS:
             return True
@@ -105,12 +118,12 @@ def _leaf_polarity(test: ast.expr, response: Optional[str]) -> Optional[bool]:
         return True if response is not None and test.id == response else None
     if isinstance(test, ast.Compare):
         sides = [test.left, *test.comparators]
-        if not any(_is_status(side) for side in sides):
+        if not any(_is_status(side, aliases) for side in sides):
             return None
         op = test.ops[0]
-        numbers = _status_numbers(sides)
+        numbers = _status_numbers(sides, constants or {})
         number = numbers[0] if numbers else None
-        status_left = _is_status(test.left)
+        status_left = _is_status(test.left, aliases)
         if isinstance(op, (ast.Eq, ast.In, ast.Is, ast.NotEq, ast.NotIn, ast.IsNot)):
             # `== 200` / `in {200, 201}` hold on success, `== 429` / `in {429, 503}` on failure;
             # a bare `== codes.ok` is taken as a success test. The negated operators flip it.
@@ -129,19 +142,94 @@ def _leaf_polarity(test: ast.expr, response: Optional[str]) -> Optional[bool]:
     return None
 
 
-def _status_numbers(sides: List[ast.expr]) -> List[int]:
-    """The integer literals a status is compared with, inside a set/tuple/list too."""
+def _status_number(item: ast.expr) -> Optional[int]:
+    """The status code an expression stands for: an integer literal, or a named code (`HTTPStatus.OK`,
+    `requests.codes.gateway_timeout`, `httpx.codes.TOO_MANY_REQUESTS`)."""
+    if isinstance(item, ast.Constant) and isinstance(item.value, int) and not isinstance(item.value, bool):
+        return item.value
+    if isinstance(item, ast.Attribute):
+        member = _HTTP_STATUS.get(item.attr.upper())
+        if member is not None:
+            return member
+    return None
+
+
+def _status_numbers(sides: List[ast.expr], constants: Constants) -> List[int]:
+    """The status codes a status is compared with, inside a set/tuple/list too, or through a module-level
+    constant holding such a collection (`RETRY_CODES = {429, 503}`)."""
     out: List[int] = []
     for side in sides:
+        if isinstance(side, ast.Name) and side.id in constants:
+            out.extend(constants[side.id])
+            continue
         items = side.elts if isinstance(side, (ast.Set, ast.Tuple, ast.List)) else [side]
         for item in items:
-            if isinstance(item, ast.Constant) and isinstance(item.value, int) and not isinstance(item.value, bool):
-                out.append(item.value)
+            number = _status_number(item)
+            if number is not None:
+                out.append(number)
     return out
 
 
-def _is_status(expr: ast.expr) -> bool:
+def _collection_numbers(value: ast.expr) -> Optional[List[int]]:
+    """The codes of `{429, 503}`, `(429, 503)`, `[...]`, `frozenset({...})`, or one code; None otherwise."""
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in _COLLECTIONS:
+        if len(value.args) != 1 or value.keywords:
+            return None
+        value = value.args[0]
+    items = value.elts if isinstance(value, (ast.Set, ast.Tuple, ast.List)) else [value]
+    numbers = [_status_number(item) for item in items]
+    if not numbers or any(n is None for n in numbers):
+        return None
+    return [n for n in numbers if n is not None]
+
+
+_COLLECTIONS = frozenset({"frozenset", "set", "tuple"})
+_constants_cache: Dict[int, Tuple[ast.AST, Constants]] = {}
+
+
+def module_status_constants(module: ast.AST) -> Constants:
+    """Names the module binds once, at top level, to status codes (`RETRY_CODES = {429, 503}`)."""
+    cached = _constants_cache.get(id(module))
+    if cached is not None and cached[0] is module:
+        return cached[1]
+    found: Dict[str, List[int]] = {}
+    assigned: Dict[str, int] = {}
+    for node in ast.walk(module):
+        targets: List[ast.expr] = []
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
+            targets = [node.target]
+        for target in targets:
+            if isinstance(target, ast.Name):
+                assigned[target.id] = assigned.get(target.id, 0) + 1
+    for stmt in getattr(module, "body", []):
+        value = stmt.value if isinstance(stmt, (ast.Assign, ast.AnnAssign)) else None
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [getattr(stmt, "target", None)]
+        if value is None or len(targets) != 1 or not isinstance(targets[0], ast.Name):
+            continue
+        name = targets[0].id
+        numbers = _collection_numbers(value)
+        if numbers is not None and assigned.get(name) == 1:
+            found[name] = numbers
+    if len(_constants_cache) > 64:
+        _constants_cache.clear()
+    _constants_cache[id(module)] = (module, found)
+    return found
+
+
+def _is_status(expr: ast.expr, aliases: FrozenSet[str] = frozenset()) -> bool:
+    """`r.status_code` / `r.status`, or a local name assigned one in the loop (`status = r.status_code`)."""
+    if isinstance(expr, ast.Name):
+        return expr.id in aliases
     return isinstance(expr, ast.Attribute) and expr.attr in _STATUS_ATTRS
+
+
+def _status_alias(stmt: Optional[ast.stmt]) -> Optional[str]:
+    """`status = r.status_code`: the name now holding the status."""
+    if isinstance(stmt, ast.Assign) and _is_status(stmt.value):
+        return _assigned_name(stmt)
+    return None
 
 
 def _is_status_call(stmt: ast.stmt) -> bool:
@@ -165,9 +253,11 @@ def _assigned_name(stmt: Optional[ast.stmt]) -> Optional[str]:
 class _Follow:
     """Follows the statements that run after a successful call, up to the end of one loop's body."""
 
-    def __init__(self, loop: ast.AST, response: Optional[str]) -> None:
+    def __init__(self, loop: ast.AST, response: Optional[str], constants: Optional[Constants] = None) -> None:
         self.loop = loop
         self.response = response
+        self.constants = constants or {}
+        self.aliases: FrozenSet[str] = frozenset()  # names assigned the status on the way
         self.flag = self._done_flag(loop)
 
     @staticmethod
@@ -205,6 +295,9 @@ class _Follow:
                 and bool(stmt.value.value) == leaving
             ):
                 return _EXIT
+        alias = _status_alias(stmt)
+        if alias is not None:
+            self.aliases = self.aliases | {alias}
         if isinstance(stmt, ast.If):
             return self.branch(stmt, depth)
         if isinstance(stmt, (ast.With, ast.AsyncWith)):
@@ -219,7 +312,7 @@ class _Follow:
         return _NEXT
 
     def branch(self, stmt: ast.If, depth: int) -> str:
-        polarity = _status_polarity(stmt.test, self.response)
+        polarity = _status_polarity(stmt.test, self.response, self.constants, self.aliases)
         if polarity is None:
             # A condition about the body: when its branches part ways (one leaves or goes round, the other
             # goes on), whether the loop ends depends on what the response said: a polling loop.
@@ -250,12 +343,19 @@ def is_retry_loop(loop: ast.AST, node: ast.AST, stmt: Optional[ast.stmt], parent
         return False
     if _is_retry_iterator(loop):
         return True
+    top: ast.AST = loop
+    while parent_of(top) is not None:
+        top = parent_of(top)  # type: ignore[assignment]
+    constants = module_status_constants(top) if isinstance(top, ast.Module) else {}
     if stmt is loop:
         # In the loop's own `while` test: `while not requests.get(u).ok:` retries, `while requests.get(u).ok:` does not.
-        return _retries_on_failure(loop)
-    follow = _Follow(loop, _assigned_name(stmt))
+        return _retries_on_failure(loop, constants)
+    follow = _Follow(loop, _assigned_name(stmt), constants)
+    alias = _status_alias(stmt)  # `status = requests.get(u).status_code`
+    if alias is not None:
+        follow.aliases = frozenset({alias})
     # Going round again re-runs a `while` test that only holds on failure: on success the loop is left.
-    again_leaves = _retries_on_failure(loop)
+    again_leaves = _retries_on_failure(loop, constants)
 
     def leaves(result: str, depth: int = 0) -> bool:
         return result == _EXIT or (result == _AGAIN and depth == 0 and again_leaves)
@@ -266,7 +366,7 @@ def is_retry_loop(loop: ast.AST, node: ast.AST, stmt: Optional[ast.stmt], parent
     if isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)):
         return False  # the call is in an inner loop's header: that loop's body runs after it
     if isinstance(stmt, ast.If) and _contains(stmt.test, node):
-        polarity = _status_polarity(stmt.test, None)
+        polarity = _status_polarity(stmt.test, None, constants)
         if polarity is None:
             return False
         result = follow.block(stmt.body if polarity else stmt.orelse)

@@ -22,7 +22,7 @@ class Rule:
     """
 
     __slots__ = (
-        "code", "name", "summary", "message", "fix", "fix_title", "what_it_does", "why_bad", "example", "use_instead",
+        "code", "name", "summary", "message", "fix", "fix_sites", "fix_title", "what_it_does", "why_bad", "example", "use_instead",
         "fix_safety", "options", "references", "valid", "invalid", "check",
     )
 
@@ -43,6 +43,7 @@ class Rule:
         references: Tuple[str, ...],
         check: "Callable[[Analysis], Iterable[Hit]]",
         options: str = "",
+        fix_sites: str = "",
         valid: Tuple[str, ...] = (),
         invalid: Tuple[str, ...] = (),
     ) -> None:
@@ -51,6 +52,9 @@ class Rule:
         self.summary = summary
         self.message = message
         self.fix = fix
+        # Where the fix's class differs from `fix` at some sites, or it is not offered (RULES.md decides safety
+        # per site): one sentence, shown by `rules`, `explain` and the docs page.
+        self.fix_sites = fix_sites
         self.fix_title = fix_title
         self.what_it_does = what_it_does
         self.why_bad = why_bad

@@ -3,15 +3,24 @@
 Work goes out in small chunks of paths as they are discovered, with a bounded number of chunks in flight, so
 neither the path list nor the results of a big tree are ever held whole, and no task carries more than its
 own chunk (libcst's runner pickles the whole path list into every task, which is quadratic).
+
+Stopping: a worker that gets SIGINT, SIGTERM or SIGHUP unwinds the file it is on (its `finally` blocks run, so
+no temporary file is left; a write in progress completes first, as `writing` holds those signals back) and
+exits. The main process, stopped by an exception, sends its workers SIGTERM before waiting for them. A worker
+dies with the main process even when that is killed outright (SIGKILL): on Linux the kernel kills it
+(PR_SET_PDEATHSIG), elsewhere it notices its parent is gone before the next file and before each write.
 """
 
 from __future__ import annotations
 
 import os
+import signal
+import sys
 from collections import deque
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from itertools import chain, islice
+from types import FrameType
 from typing import Any, Callable, Deque, Generic, Iterable, Iterator, List, Optional, Tuple, TypeVar
 
 Item = TypeVar("Item")
@@ -23,6 +32,19 @@ CHUNKS_IN_FLIGHT_PER_WORKER = 4
 # Set in each worker by the pool initializer, so the job and its settings are pickled once per worker.
 _job: Optional[Callable[..., Any]] = None
 _shared: Any = None
+# In a worker: the process that started it (None in the main process), and whether a job is running.
+_parent_pid: Optional[int] = None
+_in_job = False
+
+STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
+class Interrupted(BaseException):
+    """A stopping signal turned into an exception, so the run unwinds as it does for Ctrl-C."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
 
 
 def default_jobs() -> int:
@@ -34,13 +56,60 @@ def default_jobs() -> int:
 
 
 def _init_worker(job: Callable[..., Any], shared: Any) -> None:
-    global _job, _shared
+    global _job, _shared, _parent_pid
     _job, _shared = job, shared
+    _die_with_parent()
+    _parent_pid = os.getppid()
+    for signum in STOP_SIGNALS:
+        signal.signal(signum, _worker_stop)
+
+
+def _die_with_parent() -> None:
+    """Linux: have the kernel SIGKILL this worker when the process that started it dies."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        pr_set_pdeathsig = 1
+        libc.prctl(pr_set_pdeathsig, int(signal.SIGKILL), 0, 0, 0)
+    except (ImportError, OSError, AttributeError):
+        pass  # the getppid() check still stops it before its next file
+
+
+def _worker_stop(signum: int, frame: Optional[FrameType]) -> None:
+    if _in_job:
+        raise Interrupted(signum)  # unwind the file in hand; _run_chunk then exits
+    os._exit(128 + signum)  # idle: nothing of ours to clean up
+
+
+def orphaned() -> bool:
+    """In a worker: whether the process that started it has died (the worker was handed to another parent)."""
+    return _parent_pid is not None and os.getppid() != _parent_pid
+
+
+def stop_if_orphaned() -> None:
+    """Exit a worker at once when its parent has died: nobody reads its results, so it must write nothing more."""
+    if orphaned():
+        os._exit(1)
 
 
 def _run_chunk(chunk: List[Any]) -> List[Any]:
+    global _in_job
     assert _job is not None
-    return [_job(_shared, item) for item in chunk]
+    results = []
+    try:
+        _in_job = True
+        for item in chunk:
+            stop_if_orphaned()
+            results.append(_job(_shared, item))
+    except Interrupted as stop:
+        # A worker that continued after a signal could block forever on the pool's queues: leave now.
+        os._exit(128 + stop.signum)
+    finally:
+        _in_job = False
+    return results
 
 
 class Runner(Generic[Item, Result]):
@@ -102,6 +171,9 @@ class Runner(Generic[Item, Result]):
                     pool = self._new_pool()
                     continue
                 yield from results
+        except BaseException:
+            _stop_workers(pool)
+            raise
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
 
@@ -116,5 +188,18 @@ class Runner(Generic[Item, Result]):
                     pool.shutdown(wait=False, cancel_futures=True)
                     yield self.crashed(item)
                     pool = self._new_pool()
+        except BaseException:
+            _stop_workers(pool)
+            raise
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _stop_workers(pool: ProcessPoolExecutor) -> None:
+    """Ask the pool's workers to stop now (SIGTERM): waiting for their chunks could take minutes."""
+    processes = getattr(pool, "_processes", None) or {}
+    for process in list(processes.values()):
+        try:
+            process.terminate()
+        except (OSError, ValueError, AttributeError):
+            pass

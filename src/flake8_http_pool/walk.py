@@ -17,6 +17,9 @@ from .libraries import STAR_EXPORTS, canonical
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 _LOOP_STMTS = (ast.For, ast.AsyncFor, ast.While)
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+# `match` patterns that bind names exist from Python 3.10; on 3.9 no tree holds them, so the tuples are empty.
+_MATCH_CAPTURES = tuple(getattr(ast, name) for name in ("MatchAs", "MatchStar") if hasattr(ast, name))
+_MATCH_MAPPING = tuple(getattr(ast, name) for name in ("MatchMapping",) if hasattr(ast, name))
 
 
 class Ctx(NamedTuple):
@@ -297,11 +300,11 @@ def collect(tree: ast.Module) -> ModuleFacts:
         elif isinstance(node, ast.Nonlocal):
             ctx.scope.nonlocals.update(node.names)
             continue
-        elif isinstance(node, (ast.MatchAs, ast.MatchStar)):
-            if node.name:
-                ctx.scope.bind(node.name, _start(node), OTHER)
-        elif isinstance(node, ast.MatchMapping):
-            if node.rest:
+        elif isinstance(node, _MATCH_CAPTURES):
+            if node.name:  # type: ignore[attr-defined]
+                ctx.scope.bind(node.name, _start(node), OTHER)  # type: ignore[attr-defined]
+        elif isinstance(node, _MATCH_MAPPING):
+            if node.rest:  # type: ignore[attr-defined]
                 ctx.scope.bind(node.rest, _start(node), OTHER)
         elif isinstance(node, ast.Delete):
             continue

@@ -36,18 +36,22 @@ def _function_of(scope: Optional[Scope]) -> Optional[FunctionInfo]:
     return scope.function
 
 
-def _client_bound_here(analysis: "Analysis", call: ast.Call, meaning: Meaning, ctx: Ctx) -> bool:
-    """The sync client whose method is called was created, or is a parameter annotated as one, in this very function.
+def _client_known(analysis: "Analysis", call: ast.Call, meaning: Meaning, ctx: Ctx) -> bool:
+    """The sync client whose method is called is known to be one where this function runs: created in this very
+    function or at module level (`_HTTP_SESSION = requests.Session()`, which HTP102's fix writes), stored on
+    `self` by the class (every store a constructor), or a parameter of this function annotated as one.
 
-    A module-level session, `self.session` or a client handed in from elsewhere is left alone: RULES.md flags
-    only clients bound in the same function.
+    A client bound in an enclosing function, or handed in unannotated, is left alone: it may be anything.
     """
     constructor = meaning.node
     if isinstance(constructor, ast.Call):
         site = analysis.call_site(constructor)
-        return site is not None and site.ctx.func is ctx.func
-    # No constructor: the client comes from an annotation (`s: requests.Session`), a parameter of this function.
+        # ctx.func None: the constructor runs at module level, so every call of this function sees its client.
+        return site is not None and (site.ctx.func is ctx.func or site.ctx.func is None)
     receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
+    if isinstance(receiver, ast.Attribute):
+        return True  # `self.session.get(...)`: the class stores only constructed clients under that name
+    # No constructor: the client comes from an annotation (`s: requests.Session`), a parameter of this function.
     if not isinstance(receiver, ast.Name):
         return False
     binding = lookup(receiver.id, ctx.scope, (receiver.lineno, receiver.col_offset))
@@ -55,7 +59,7 @@ def _client_bound_here(analysis: "Analysis", call: ast.Call, meaning: Meaning, c
 
 
 def blocking_http_in_async(analysis: "Analysis") -> Iterator[Hit]:
-    """HTP403: a sync unpooled call, or a request on a sync client bound in the same function, in an async def body."""
+    """HTP403: a sync unpooled call, or a request on a known sync client (see `_client_known`), in an async def body."""
     for call, ctx in analysis.facts.calls:
         if not ctx.async_body or ctx.func is None:
             continue
@@ -71,7 +75,7 @@ def blocking_http_in_async(analysis: "Analysis") -> Iterator[Hit]:
             meaning.kind == "method"
             and meaning.qual in SYNC_CLIENTS
             and meaning.attr in CLIENT_REQUEST_METHODS
-            and _client_bound_here(analysis, call, meaning, ctx)
+            and _client_known(analysis, call, meaning, ctx)
         ):
             family = meaning.qual.split(".", 1)[0]
             name = f"{_DISPLAY.get(meaning.qual, meaning.qual)}.{meaning.attr}"

@@ -90,7 +90,10 @@ def unpooled_call_in_loop(analysis: "Analysis") -> Iterator[Hit]:
             where = "in a loop" if site.passed_to is None else "handed to a call in a loop"
         else:
             continue
-        yield Hit(site.node, _unpooled_fields(site, where), _unpooled_details(analysis, site))
+        details = _unpooled_details(analysis, site)
+        # A session written around the loop inside a hot function would itself be HTP104: the fix needs to know.
+        details["hot"] = site.ctx.func is not None and site.ctx.func in analysis.hot
+        yield Hit(site.node, _unpooled_fields(site, where), details)
 
 
 def unpooled_call_in_hot_function(analysis: "Analysis") -> Iterator[Hit]:

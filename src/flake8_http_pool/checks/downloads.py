@@ -248,10 +248,12 @@ def _call_name(analysis: "Analysis", request: Request) -> str:
     return qual or "request"
 
 
-def _where(request: Request) -> Dict[str, object]:
-    """What every fix of these rules needs about the request's site."""
+def _where(analysis: "Analysis", request: Request) -> Dict[str, object]:
+    """What every fix of these rules needs about the request's site (`callee`: the library's name of the
+    request function or method, which a fix checks against the project's patches)."""
     return {
         "library": _library(request.meaning),
+        "callee": _call_name(analysis, request),
         "client": request.meaning.qual if request.meaning.qual in CLIENT_CONSTRUCTORS else None,
         "request": span(request.call),
         "response": _target_name(request),
@@ -265,7 +267,7 @@ def stream_api_without_stream(analysis: "Analysis") -> Iterator[Hit]:
     """HTP202: `iter_content()` / `iter_lines()` / `.raw` on a requests-style response made without stream=True."""
     for request, use in _htp202(analysis).values():
         text = f".{use.attr}" if use.attr == "raw" else f".{use.attr}()"
-        details = _where(request)
+        details = _where(analysis, request)
         details.update(use=text, use_span=span(use))
         yield Hit(request.call, {"use": text, "call": _call_name(analysis, request)}, details)
 
@@ -394,7 +396,7 @@ def unstreamed_download(analysis: "Analysis") -> Iterator[Hit]:
             if write is None:
                 continue
             library = _library(request.meaning)
-            details = _where(request)
+            details = _where(analysis, request)
             details.update(
                 body=span(body),
                 write=span(write),
@@ -500,7 +502,7 @@ def streamed_response_not_closed(analysis: "Analysis") -> Iterator[Hit]:
     for request in _streamed_requests(analysis):
         if _released(analysis, request):
             continue
-        yield Hit(request.call, {"call": _call_name(analysis, request)}, _where(request))
+        yield Hit(request.call, {"call": _call_name(analysis, request)}, _where(analysis, request))
 
 
 def _streamed_requests(analysis: "Analysis") -> Iterator[Request]:

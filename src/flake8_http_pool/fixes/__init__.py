@@ -5,12 +5,17 @@ from __future__ import annotations
 
 import ast
 import importlib
-from typing import Any, Callable, Dict, List, NamedTuple, Sequence
+from typing import Any, Callable, Dict, List, NamedTuple, Sequence, Tuple
 
 from ..finding import Finding
+from ..fix_facts import FixFacts
+from ..rule import FIX_SAFE, FIX_UNSAFE
 from .htp101_sites import plan_loop_wraps
 
-Planner = Callable[[Sequence[Finding], ast.Module, Sequence[str]], List[Any]]
+# A planner turns one rule's findings in a module into plan items, each one site's edit. An item may carry a
+# `safety` field ("safe" / "unsafe"): RULES.md decides safety per site, and an empty one means the fix's own.
+# A site that must stay report-only gets no item at all.
+Planner = Callable[[Sequence[Finding], ast.Module, Sequence[str], FixFacts], List[Any]]
 
 
 class Fix(NamedTuple):
@@ -29,6 +34,26 @@ class Fix(NamedTuple):
         """The code of the findings this fix plans from."""
         return self.rule or self.code
 
+    def site_safety(self, item: Any, facts: FixFacts) -> str:
+        """Whether carrying out `item` is safe or unsafe: the site's own word, else the fix's, else the rule's;
+        then the config's extend-safe-fixes / extend-unsafe-fixes."""
+        from ..rules import RULES_BY_CODE
+
+        safety = getattr(item, "safety", "") or self.safety or RULES_BY_CODE[self.rule_code].fix
+        return facts.moves(self.rule_code, safety)
+
+    def split_plan(self, items: Sequence[Any], facts: FixFacts, unsafe: bool) -> Tuple[List[Any], List[Any]]:
+        """The items that may be carried out (safe ones, and unsafe with `unsafe`) and the unsafe ones held back."""
+        allowed: List[Any] = []
+        held: List[Any] = []
+        for item in items:
+            safety = self.site_safety(item, facts)
+            if safety == FIX_SAFE or (safety == FIX_UNSAFE and unsafe):
+                allowed.append(item)
+            elif safety == FIX_UNSAFE:
+                held.append(item)
+        return allowed, held
+
     def command_class(self) -> Any:
         """The libcst command class (this imports libcst)."""
         module_name, _, class_name = self.command.partition(":")
@@ -36,48 +61,63 @@ class Fix(NamedTuple):
         return getattr(module, class_name)
 
 
-def _plan_htp101(findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str]) -> List[Any]:
-    return list(plan_loop_wraps(findings, tree, lines))
+def _plan_htp101(findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str],
+                 facts: FixFacts) -> List[Any]:
+    return list(plan_loop_wraps(findings, tree, lines, facts))
 
 
-def _plan_htp102(findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str]) -> List[Any]:
+def _plan_htp101_shared(findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str],
+                        facts: FixFacts) -> List[Any]:
+    from .htp101_sites import plan_shared_sessions
+
+    return list(plan_shared_sessions(findings, tree, lines, facts))
+
+
+def _plan_htp102(findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str],
+                 facts: FixFacts) -> List[Any]:
     from .htp102_sites import plan_shared_clients
 
-    return list(plan_shared_clients(findings, tree, lines))
+    return list(plan_shared_clients(findings, tree, lines, facts))
 
 
-def _plan_htp301(findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str]) -> List[Any]:
+def _plan_htp301(findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str],
+                 facts: FixFacts) -> List[Any]:
     from .htp301_sites import plan_adapter_mounts
 
-    return list(plan_adapter_mounts(findings, tree, lines))
+    return list(plan_adapter_mounts(findings, tree, lines, facts))
 
 
-def _plan_htp402(findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str]) -> List[Any]:
+def _plan_htp402(findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str],
+                 facts: FixFacts) -> List[Any]:
     from .htp402_sites import plan_patch_moves
 
-    return list(plan_patch_moves(findings, tree, lines))
+    return list(plan_patch_moves(findings, tree, lines, facts))
 
 
-def _plan_htp2xx(findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str]) -> List[Any]:
+def _plan_htp2xx(findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str],
+                 facts: FixFacts) -> List[Any]:
     from .htp2xx_sites import plan_response_fixes
 
     # One planner for the three response rules: each call is handed one rule's findings.
-    return list(plan_response_fixes(findings, tree, lines, findings[0].code)) if findings else []
+    return list(plan_response_fixes(findings, tree, lines, findings[0].code, facts)) if findings else []
 
 
-def _plan_htp103(findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str]) -> List[Any]:
+def _plan_htp103(findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str],
+                 facts: FixFacts) -> List[Any]:
     from .htp103_sites import plan_hoists
 
-    return list(plan_hoists(findings, tree, lines))
+    return list(plan_hoists(findings, tree, lines, facts))
 
 
-def _plan_htp104(findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str]) -> List[Any]:
+def _plan_htp104(findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str],
+                 facts: FixFacts) -> List[Any]:
     from .htp104_sites import plan_client_parameters
 
-    return list(plan_client_parameters(findings, tree, lines))
+    return list(plan_client_parameters(findings, tree, lines, facts))
 
 
 FIXES: Dict[str, Fix] = {
+    # RULES.md: a session around a loop changes cookies and connection reuse, so HTP101's fix is unsafe too.
     "HTP101": Fix("HTP101", _plan_htp101, "htp101:UnpooledCallInLoopCommand"),
     "HTP201": Fix("HTP201", _plan_htp2xx, "htp201:UnstreamedDownloadCommand"),
     "HTP202": Fix("HTP202", _plan_htp2xx, "htp202:StreamApiWithoutStreamCommand"),
@@ -85,8 +125,9 @@ FIXES: Dict[str, Fix] = {
     "HTP301": Fix("HTP301", _plan_htp301, "htp301:PoolSmallerThanWorkersCommand"),
     "HTP402": Fix("HTP402", _plan_htp402, "htp402:LateMonkeyPatchCommand"),
     "HTP102": Fix("HTP102", _plan_htp102, "htp102:SharedClientCommand"),
-    # HTP101's deferred and handed-on calls (lambda/nested def in a loop, executor.map(requests.get, urls)).
-    "HTP101:unsafe": Fix("HTP101", _plan_htp102, "htp102:SharedClientCommand", safety="unsafe"),
+    # HTP101's deferred and handed-on calls (lambda/nested def in a loop, executor.map(requests.get, urls)),
+    # and the loops of hot functions (a session around them would be HTP104).
+    "HTP101:unsafe": Fix("HTP101", _plan_htp101_shared, "htp102:SharedClientCommand", safety="unsafe"),
     "HTP103": Fix("HTP103", _plan_htp103, "htp103:HoistClientCommand"),
     "HTP104": Fix("HTP104", _plan_htp104, "htp104:ClientParameterCommand"),
 }

@@ -14,6 +14,7 @@ from libcst.metadata import CodePosition, PositionProvider
 
 from ..engine import check_source
 from ..finding import Finding
+from ..fix_facts import NO_FACTS, FixFacts
 from .positions import source_lines
 
 
@@ -35,7 +36,7 @@ class FindingFixCommand(VisitorBasedCodemodCommand):
         self.plan: Optional[Sequence[Any]] = plan
         self.applied = 0
 
-    def make_plan(self, findings: Sequence[Finding], tree: ast.Module, text: str) -> List[Any]:
+    def make_plan(self, findings: Sequence[Finding], tree: ast.Module, text: str, facts: FixFacts) -> List[Any]:
         """The edits to make for `findings` (overridden by each fix)."""
         raise NotImplementedError
 
@@ -43,7 +44,11 @@ class FindingFixCommand(VisitorBasedCodemodCommand):
         if self.plan is None:
             text = tree.code
             findings = [f for f in check_source(text) if f.code in (self.RULES or (self.CODE,))]
-            self.plan = self.make_plan(findings, ast.parse(text), text) if findings else []
+            if findings:
+                module = ast.parse(text)
+                self.plan = self.make_plan(findings, module, text, NO_FACTS.with_module("", module))
+            else:
+                self.plan = []
         if not self.plan:
             return tree
         self.prepare(self.plan)

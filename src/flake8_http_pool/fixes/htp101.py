@@ -16,10 +16,31 @@ from typing import Any, Dict, List, Optional, Sequence, Set, Tuple, Union
 import libcst as cst
 
 from ..finding import Finding
+from ..fix_facts import FixFacts
 from .base import FindingFixCommand, lines_of
 from .htp101_sites import CallEdit, LoopWrap, plan_loop_wraps
+from .realign import realign_continuations
 
 _NO_SPACE = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
+
+
+def append_argument(args: Sequence[cst.Arg], new: cst.Arg) -> List[cst.Arg]:
+    """`args` with `new` after the last one, laid out like the others: it takes the last argument's trailing
+    comma and the whitespace before the closing parenthesis, and the last argument gets the separator the
+    arguments already use (`, ` or a line break), so no trailing whitespace or stray line is written."""
+    if not args:
+        return [new]
+    last = args[-1]
+    separator = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    if len(args) >= 2 and isinstance(args[-2].comma, cst.Comma):
+        separator = args[-2].comma
+    if isinstance(last.comma, cst.Comma):
+        # `f(a, b,)` / `f(\n    a,\n)`: the trailing comma and what follows it move to the new argument.
+        if not isinstance(last.comma.whitespace_after, cst.ParenthesizedWhitespace) and len(args) < 2:
+            separator = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+        return [*args[:-1], last.with_changes(comma=separator), new.with_changes(comma=last.comma)]
+    moved = new.with_changes(whitespace_after_arg=last.whitespace_after_arg)
+    return [*args[:-1], last.with_changes(comma=separator, whitespace_after_arg=cst.SimpleWhitespace("")), moved]
 
 
 class UnpooledCallInLoopCommand(FindingFixCommand):
@@ -31,14 +52,15 @@ class UnpooledCallInLoopCommand(FindingFixCommand):
     )
     CODE = "HTP101"
 
-    def make_plan(self, findings: Sequence[Finding], tree: ast.Module, text: str) -> List[Any]:
-        return list(plan_loop_wraps(findings, tree, lines_of(text)))
+    def make_plan(self, findings: Sequence[Finding], tree: ast.Module, text: str, facts: FixFacts) -> List[Any]:
+        return list(plan_loop_wraps(findings, tree, lines_of(text), facts))
 
     def prepare(self, plan: Sequence[Any]) -> None:
         self._wraps: Dict[Tuple[int, int], LoopWrap] = {(w.loop[0], w.loop[1]): w for w in plan}
         self._calls: Dict[Tuple[int, int, int, int], Tuple[LoopWrap, CallEdit]] = {
             call.span: (wrap, call) for wrap in plan for call in wrap.calls
         }
+        self._blocks: List[int] = []  # start columns of the statements being visited, innermost last
         self._in_body: Set[int] = set()  # ids of statements that sit directly in a statement list
         self._matched: Dict[int, LoopWrap] = {}  # id(original statement) -> its wrap
         self._active: Set[LoopWrap] = set()
@@ -64,6 +86,8 @@ class UnpooledCallInLoopCommand(FindingFixCommand):
         return True
 
     def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            self._blocks.append(self.start(node)[1])  # the indentation continuation lines are measured from
         if id(node) in self._in_body and not isinstance(node, cst.SimpleStatementSuite):
             starts = [self.start(node)]
             if isinstance(node, cst.SimpleStatementLine):
@@ -90,12 +114,14 @@ class UnpooledCallInLoopCommand(FindingFixCommand):
             self.remove_unused_import(ref.module, ref.obj, ref.asname)
         if edit.pass_session:
             keyword = cst.Arg(value=cst.Name(wrap.name), keyword=cst.Name("session"), equal=_NO_SPACE)
-            return updated_node.with_changes(args=[*updated_node.args, keyword])
+            return updated_node.with_changes(args=append_argument(updated_node.args, keyword))
         args = list(updated_node.args)
         if edit.params_keyword:
             args[1] = args[1].with_changes(keyword=cst.Name("params"), equal=_NO_SPACE)
         func = cst.Attribute(value=cst.Name(wrap.name), attr=cst.Name(edit.verb))
-        return updated_node.with_changes(func=func, args=args)
+        renamed = updated_node.with_changes(func=func, args=args)
+        block = self._blocks[-1] if self._blocks else 0
+        return realign_continuations(original_node, renamed, self.start(original_node)[1], block)
 
     # -- the wrap ------------------------------------------------------------------------------------
     def _with(self, wrap: LoopWrap, body: Sequence[cst.BaseStatement], leading: Sequence[cst.EmptyLine]) -> cst.With:
@@ -112,6 +138,8 @@ class UnpooledCallInLoopCommand(FindingFixCommand):
     def on_leave(
         self, original_node: cst.CSTNode, updated_node: cst.CSTNode
     ) -> Union[cst.CSTNode, cst.RemovalSentinel, cst.FlattenSentinel[cst.CSTNode]]:
+        if isinstance(original_node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)) and self._blocks:
+            self._blocks.pop()
         result = super().on_leave(original_node, updated_node)
         if isinstance(result, (cst.Module, cst.IndentedBlock)) and self._run_start:
             return self._wrap_runs(result)

@@ -9,7 +9,9 @@ from __future__ import annotations
 import ast
 from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Set, Tuple
 
+from ..bindings import dotted_name
 from ..finding import Finding
+from ..fix_facts import NO_FACTS, FixFacts
 from ..libraries import FAMILIES, unpooled_family
 from .positions import Span, char_span
 
@@ -165,16 +167,130 @@ def _binds_other(node: ast.AST, name: str, module: str, descend: bool) -> bool:
     return False
 
 
-def _module_binding(index: _Index, module: str, statement: ast.stmt) -> Tuple[Optional[str], bool]:
+# The HTTP libraries a fix builds clients from: RULES.md "Imports" lets a fix add a module-level import of one
+# only where the module already imports it unconditionally at module level (never for an optional or lazy one).
+_LIBRARY_MODULES = frozenset({"requests", "niquests", "httpx", "httpx2", "aiohttp"})
+# Importing one of these makes sure the library is importable too (grequests is built on requests).
+_IMPLIES = {"requests": ("requests", "grequests")}
+
+
+def _imports_module(stmt: ast.stmt, module: str) -> bool:
+    """Whether `stmt` is an import of `module` or of something inside it (any form)."""
+    if isinstance(stmt, ast.Import):
+        return any(a.name == module or a.name.startswith(module + ".") for a in stmt.names)
+    if isinstance(stmt, ast.ImportFrom) and not stmt.level and stmt.module:
+        return stmt.module == module or stmt.module.startswith(module + ".")
+    return False
+
+
+def imports_unconditionally(tree: ast.Module, module: str) -> bool:
+    """Whether the module's top-level statements (not under `if`/`try`) import `module` (or a library that
+    brings it, such as grequests for requests)."""
+    names = _IMPLIES.get(module, (module,))
+    return any(_imports_module(stmt, name) for stmt in tree.body for name in names)
+
+
+def _own_statements(scope: ast.AST) -> Iterable[ast.AST]:
+    """The nodes of a function's own scope: nested functions, classes and lambdas are not entered (their
+    decorators and defaults are, as they run in this scope)."""
+    stack: List[ast.AST] = list(ast.iter_child_nodes(scope))
+    while stack:
+        current = stack.pop()
+        yield current
+        if isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            stack.extend(current.decorator_list)
+            stack.extend(current.args.defaults)
+            stack.extend(d for d in current.args.kw_defaults if d is not None)
+            continue
+        if isinstance(current, ast.ClassDef):
+            stack.extend(current.decorator_list)
+            stack.extend(current.bases)
+            continue
+        if isinstance(current, ast.Lambda):
+            stack.extend(current.args.defaults)
+            continue
+        stack.extend(ast.iter_child_nodes(current))
+
+
+def local_imports(scope: ast.AST, name: str) -> List[ast.stmt]:
+    """The import statements of a function's own scope that bind `name` (and so make it local there)."""
+    found: List[ast.stmt] = []
+    for node in _own_statements(scope):
+        if isinstance(node, ast.Import):
+            if any((a.asname or a.name.split(".", 1)[0]) == name for a in node.names):
+                found.append(node)
+        elif isinstance(node, ast.ImportFrom):
+            if any((a.asname or a.name) == name for a in node.names):
+                found.append(node)
+    return found
+
+
+_LEAVES = (ast.Return, ast.Raise, ast.Continue, ast.Break)  # statements after which a block goes on elsewhere
+
+
+def dominates(index: _Index, first: ast.stmt, statement: ast.stmt, scope: ast.AST) -> bool:
+    """Whether `first` has run whenever `statement` runs: it comes earlier in the same statement list as
+    `statement`, or as a statement enclosing it, inside `scope` (so no `if`, `try` or loop can skip it). An
+    import in a `try` whose every handler leaves (`return`, `raise`, ...) has run after that `try`."""
+    holder = index.parents.get(first)
+    if isinstance(holder, ast.Try) and first in holder.body and holder.handlers and all(
+        handler.body and isinstance(handler.body[-1], _LEAVES) for handler in holder.handlers
+    ):
+        # `try: import requests` / `except ImportError: return None`: after the try, the import has run.
+        first = holder
+    block = _block_of(index, first)
+    if block is None:
+        return False
+    position = next((i for i, item in enumerate(block) if item is first), -1)
+    current: Optional[ast.AST] = statement
+    while current is not None and current is not scope:
+        for i, item in enumerate(block):
+            if item is current:
+                return i > position
+        current = index.parents.get(current)
+    return False
+
+
+def _module_binding(
+    index: _Index, module: str, statement: ast.stmt, in_order: bool = False
+) -> Tuple[Optional[str], bool]:
     """The name to reach `module` through at `statement` (an existing `import module [as alias]` when nothing
-    else binds that name), and whether the module must be imported. (None, False): no safe reference exists."""
+    else binds that name), and whether the module must be imported. (None, False): no safe reference exists.
+
+    RULES.md "Imports": an import of the library inside the function makes its name local there, so the name
+    is used only where such an import surely ran first (it dominates `statement`); a name some enclosing
+    function imports locally is never reached from module level; and an HTTP library gets a new module-level
+    import only where the module already imports it unconditionally at module level. With `in_order`, a
+    module-level `statement` (which runs as the module is imported) uses only an import that surely ran
+    before it (`if HAVE_HTTP: import requests` above a module-level loop does not).
+    """
     enclosing = []
     scope = index.scope_of(statement)
     while not isinstance(scope, ast.Module):
         enclosing.append(scope)
         scope = index.scope_of(scope)
+    functions = [f for f in enclosing if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))]
+
+    innermost = enclosing[0] if enclosing and enclosing[0] is (functions[0] if functions else None) else None
+    if innermost is not None:
+        # `def f(): import requests` then a loop: the local import, where it surely ran before the statement.
+        for stmt in _own_statements(innermost):
+            if not isinstance(stmt, ast.Import) or not _imports_module(stmt, module):
+                continue
+            if not dominates(index, stmt, statement, innermost):
+                continue
+            for alias in stmt.names:
+                if alias.name == module or (not alias.asname and alias.name.startswith(module + ".")):
+                    name = alias.asname or module
+                    others = [s for s in local_imports(innermost, name) if not _imports_module(s, module)]
+                    if not others and not any(
+                        _binds_other(func, name, module, descend=True) for func in functions[1:]
+                    ) and not _binds_other(innermost, name, module, descend=True):
+                        return name, False
 
     def usable(name: str) -> bool:
+        if any(local_imports(func, name) for func in functions):
+            return False  # local in some enclosing function: the module-level binding is not what it sees
         return not _binds_other(index.tree, name, module, descend=False) and not any(
             _binds_other(func, name, module, descend=True) for func in enclosing
         )
@@ -185,20 +301,44 @@ def _module_binding(index: _Index, module: str, statement: ast.stmt) -> Tuple[Op
         for alias in stmt.names:
             if alias.name == module or (not alias.asname and alias.name.startswith(module + ".")):
                 name = alias.asname or module
+                if in_order and not enclosing and not dominates(index, stmt, statement, index.tree):
+                    continue
                 if usable(name):
                     return name, False
+    if module in _LIBRARY_MODULES and not imports_unconditionally(index.tree, module):
+        return None, False  # an optional or lazy import, or none: never add an unconditional one
     if usable(module) and not _binds_other(index.tree, module, module, descend=True):
         return module, True
     return None, False
 
 
-def _import_refs(index: _Index, func: ast.expr) -> Tuple[ImportRef, ...]:
-    """The module-level imports through which `func` (`fetch`, `rq.get`, `api.get`) reaches the library."""
+def _exported_names(tree: ast.Module) -> Set[str]:
+    """The names listed in the module's `__all__` (a literal list or tuple of strings, also `+=`)."""
+    names: Set[str] = set()
+    for stmt in tree.body:
+        targets: List[ast.expr] = []
+        if isinstance(stmt, ast.Assign):
+            targets = stmt.targets
+        elif isinstance(stmt, (ast.AugAssign, ast.AnnAssign)):
+            targets = [stmt.target]
+        if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets) and stmt.value is not None:
+            if isinstance(stmt.value, (ast.List, ast.Tuple)):
+                names.update(
+                    e.value for e in stmt.value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)
+                )
+    return names
+
+
+def _import_refs(index: _Index, func: ast.expr, facts: FixFacts = NO_FACTS) -> Tuple[ImportRef, ...]:
+    """The module-level imports through which `func` (`fetch`, `rq.get`, `api.get`) reaches the library, and
+    which the fix may remove once unused. A name code outside the module may reach stays (RULES.md "Imports"):
+    one listed in `__all__`, re-exported (`from requests import get as get`), or patched by the project."""
     base = func
     while isinstance(base, ast.Attribute):
         base = base.value
     if not isinstance(base, ast.Name):
         return ()
+    exported = _exported_names(index.tree)
     refs = []
     for stmt in _module_level_imports(index.tree):
         for alias in stmt.names:
@@ -206,8 +346,86 @@ def _import_refs(index: _Index, func: ast.expr) -> Tuple[ImportRef, ...]:
                 if (alias.asname or alias.name.split(".", 1)[0]) == base.id:
                     refs.append(ImportRef(alias.name, None, alias.asname))
             elif stmt.level == 0 and stmt.module and (alias.asname or alias.name) == base.id:
+                if base.id in exported or alias.asname == alias.name:
+                    continue
+                if facts.is_patched(base.id, f"{stmt.module}.{alias.name}"):
+                    continue
                 refs.append(ImportRef(stmt.module, alias.name, alias.asname))
     return tuple(refs)
+
+
+_TLS_KEYWORDS = ("verify", "cert")
+_TLS_FAMILIES = frozenset({"requests", "grequests"})  # CVE-2024-35195: requests before 2.32
+
+
+def _constant(expr: ast.expr) -> bool:
+    """A literal (`False`, `"ca.pem"`, `("c.pem", "k.pem")`): the same value on every iteration."""
+    if isinstance(expr, ast.Constant):
+        return True
+    return isinstance(expr, ast.Tuple) and all(_constant(e) for e in expr.elts)
+
+
+def _mixes_tls(calls: Sequence[ast.Call]) -> bool:
+    """Whether the loop's requests calls pass `verify=` / `cert=` with a value that may vary: differing
+    between calls (a call without them uses the default), or not a literal."""
+    seen: Set[Tuple[str, ...]] = set()
+    passed = False
+    for call in calls:
+        values = {kw.arg: kw.value for kw in call.keywords if kw.arg in _TLS_KEYWORDS}
+        passed = passed or bool(values)
+        key = []
+        for keyword in _TLS_KEYWORDS:
+            value = values.get(keyword)
+            if value is not None and not _constant(value):
+                return True
+            key.append(ast.dump(value) if value is not None else "")
+        seen.add(tuple(key))
+    return passed and len(seen) > 1
+
+
+def report_only_reason(calls: Sequence[Tuple[str, str, ast.Call]], facts: FixFacts) -> Optional[str]:
+    """Why a session shared by these calls (each `(library, library name, call)`) would surely break the
+    program (RULES.md "Fix safety"), or None: a per-call `cookies=` (the jar's cookie of the same name wins),
+    `verify=` / `cert=` values that vary on a requests older than 2.32 (a pooled connection ignores them), or
+    a rewritten name the project patches or wraps (the mocks and wrappers would stop applying)."""
+    for _, _, call in calls:
+        if any(kw.arg == "cookies" for kw in call.keywords):
+            return "cookies"
+    tls = [call for library, _, call in calls if library in _TLS_FAMILIES]
+    if not facts.requests_232 and _mixes_tls(tls):
+        return "verify/cert"
+    for _, qualname, call in calls:
+        written = dotted_name(call.func) or ""
+        # The module name itself too: `mock.patch("pkg.mod.requests")` swaps what both `requests.get` and the
+        # new `requests.Session()` reach, but assertions on `requests.get` would no longer see the calls.
+        base = written.split(".", 1)[0] if "." in written else ""
+        inner = _INNER_NAMES.get(qualname.split(".", 1)[0], _no_inner)(qualname)
+        if facts.is_patched(written, base, qualname, *inner):
+            return "patched"
+    return None
+
+
+def _no_inner(qualname: str) -> Tuple[str, ...]:
+    return ()
+
+
+def _requests_inner(qualname: str) -> Tuple[str, ...]:
+    """What `requests.get` runs on its way that a session bypasses (`requests.api.get` / `request`, the
+    `Session` class it builds), and the session method the fix calls instead (`Session.get`, which the
+    original never called: a patch of it would start to apply)."""
+    library, _, verb = qualname.rpartition(".")
+    return (f"{library}.api.{verb}", f"{library}.api.request", f"{library}.sessions.Session",
+            f"{library}.Session.{verb}", f"{library}.sessions.Session.{verb}")
+
+
+def _httpx_inner(qualname: str) -> Tuple[str, ...]:
+    library, _, verb = qualname.rpartition(".")
+    return (f"{library}._api.{verb}", f"{library}._api.request", f"{library}._api.Client",
+            f"{library}.Client.{verb}")
+
+
+# The library's own functions an unpooled call goes through: a patch of one applies before the fix, not after.
+_INNER_NAMES = {"requests": _requests_inner, "niquests": _requests_inner, "httpx": _httpx_inner, "httpx2": _httpx_inner}
 
 
 def _arguments_fit(library: str, verb: str, call: ast.Call) -> bool:
@@ -374,11 +592,24 @@ def _contains(outer: Span, inner: Span) -> bool:
     return outer != inner and starts_before and (inner[2], inner[3]) <= (outer[2], outer[3])
 
 
-def plan_loop_wraps(findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str]) -> List[LoopWrap]:
+def plan_loop_wraps(findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str],
+    facts: FixFacts = NO_FACTS,
+) -> List[LoopWrap]:
     """The loops to wrap this round, one library per loop; loops nested in another planned loop wait a round."""
     index = _Index(tree)
     groups: Dict[Tuple[Tuple[int, int, int, int], str], List[Tuple[Finding, ast.Call]]] = {}
     extents: Dict[Tuple[int, int, int, int], ast.stmt] = {}
+    # Every reported call of each loop, fixable or not: a per-call cookie or TLS setting anywhere in the loop
+    # decides whether one session may serve it.
+    in_loop: Dict[Tuple[int, int, int, int], List[Tuple[str, str, ast.Call]]] = {}
+    for finding in findings:
+        details = finding.details
+        if finding.code != "HTP101" or not details or details.get("loop") is None:
+            continue
+        found = index.calls.get((finding.line, finding.col, finding.end_line, finding.end_col))
+        if found is not None:
+            entry = (str(details.get("library")), str(details.get("qualname", "")), found)
+            in_loop.setdefault(tuple(details["loop"]), []).append(entry)  # type: ignore[arg-type]
     for finding in findings:
         details = finding.details
         if finding.code != "HTP101" or not details:
@@ -386,6 +617,8 @@ def plan_loop_wraps(findings: Sequence[Finding], tree: ast.Module, lines: Sequen
         library = details.get("library")
         loop = details.get("loop")
         verb = details.get("verb", "")
+        if details.get("hot"):
+            continue  # a session in a hot function would be HTP104: the hot function's fix (HTP102's) or none
         # A call that may run after the statement ends (deferred, handed on, mapped) is HTP102's fix.
         later = details.get("deferred") or details.get("passed") or details.get("mapping")
         if library not in _CONSTRUCTORS or loop is None or later:
@@ -419,8 +652,10 @@ def plan_loop_wraps(findings: Sequence[Finding], tree: ast.Module, lines: Sequen
     for loop in sorted(outermost):
         library = chosen[loop]
         statement = index.statements[loop]
+        if report_only_reason(in_loop.get(loop, []), facts) is not None:
+            continue
         module, class_name = _CONSTRUCTORS[library]
-        module_name, must_import = _module_binding(index, module, statement)
+        module_name, must_import = _module_binding(index, module, statement, in_order=True)
         if module_name is None:
             continue
         # A function's new local must not hide a global it reads; a module-level one must not clobber any name.
@@ -436,7 +671,7 @@ def plan_loop_wraps(findings: Sequence[Finding], tree: ast.Module, lines: Sequen
                     verb,
                     library == "grequests",
                     library in ("requests", "niquests") and verb == "get" and len(call.args) == 2,
-                    () if library == "grequests" else _import_refs(index, call.func),
+                    () if library == "grequests" else _import_refs(index, call.func, facts),
                 )
             )
         wraps.append(
@@ -461,3 +696,50 @@ def _extended(loop: Tuple[int, int, int, int], through: Optional[ast.stmt]) -> T
         return loop
     end = _span(through)
     return (loop[0], loop[1], end[2], end[3])
+
+
+def plan_shared_sessions(findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str],
+                         facts: FixFacts = NO_FACTS) -> List[object]:
+    """HTP101's calls that a session around the loop cannot serve, planned as HTP102's module-level session.
+
+    Those are the calls that may run after their statement ends (in a `lambda` or nested `def`, handed to a
+    pool or thread) and the loops of hot functions, where a session around the loop would be created per call
+    (HTP104). A site that must stay report-only (RULES.md "Fix safety") is left out: a per-call `cookies=`,
+    any `verify=` / `cert=` on a requests older than 2.32 (the shared pool serves every caller), a patched name.
+    """
+    from .htp102_sites import plan_shared_clients
+
+    index = _Index(tree)
+    routed: List[Finding] = []
+    for finding in findings:
+        details = finding.details or {}
+        if finding.code != "HTP101":
+            continue
+        later = details.get("deferred") or details.get("passed") or details.get("mapping")
+        if not later and not (details.get("hot") and details.get("loop") is not None):
+            continue
+        library, qualname = str(details.get("library")), str(details.get("qualname", ""))
+        if details.get("async") and library != "aiohttp":
+            # A blocking call in an `async def` is HTP403 too; through a module-level session it would no
+            # longer be reported, and a fix never hides another rule's finding.
+            continue
+        call = index.calls.get((finding.line, finding.col, finding.end_line, finding.end_col))
+        if call is not None:
+            if report_only_reason([(library, qualname, call)], facts) is not None:
+                continue
+            if library in _TLS_FAMILIES and not facts.requests_232 and any(
+                kw.arg in _TLS_KEYWORDS for kw in call.keywords
+            ):
+                continue
+        else:
+            written = ""
+            if finding.line == finding.end_line and 0 < finding.line <= len(lines):
+                line = lines[finding.line - 1].encode("utf-8")
+                written = line[finding.col:finding.end_col].decode("utf-8", "replace")
+            if facts.is_patched(written.strip(), qualname):
+                continue
+        if not later:
+            # HTP102's planner takes HTP101's calls that run later; a hot function's loop joins them.
+            finding = finding._replace(details={**details, "deferred": True})
+        routed.append(finding)
+    return list(plan_shared_clients(routed, tree, lines, facts))

@@ -15,7 +15,9 @@ from typing import Any, Dict, List, Sequence, Tuple
 import libcst as cst
 
 from ..finding import Finding
+from ..fix_facts import FixFacts
 from .base import FindingFixCommand, lines_of
+from .realign import realign_continuations
 from .htp102_sites import SharedCall, SharedClient, plan_shared_clients
 
 _NO_SPACE = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
@@ -28,14 +30,25 @@ class SharedClientCommand(FindingFixCommand):
     CODE = "HTP102"
     RULES = ("HTP102", "HTP101")  # also HTP101's deferred and handed-on calls (FIXES["HTP101:unsafe"])
 
-    def make_plan(self, findings: Sequence[Finding], tree: ast.Module, text: str) -> List[Any]:
-        return list(plan_shared_clients(findings, tree, lines_of(text)))
+    def make_plan(self, findings: Sequence[Finding], tree: ast.Module, text: str, facts: FixFacts) -> List[Any]:
+        return list(plan_shared_clients(findings, tree, lines_of(text), facts))
 
     def prepare(self, plan: Sequence[Any]) -> None:
         self._calls: Dict[Tuple[int, int, int, int], Tuple[SharedClient, SharedCall]] = {
             call.span: (client, call) for client in plan for call in client.calls
         }
         self._clients: List[SharedClient] = list(plan)
+        self._blocks: List[int] = []  # start columns of the statements being visited, innermost last
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            self._blocks.append(self.start(node)[1])  # the indentation continuation lines are measured from
+        return super().on_visit(node)
+
+    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode) -> Any:
+        if isinstance(original_node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)) and self._blocks:
+            self._blocks.pop()
+        return super().on_leave(original_node, updated_node)
 
     def _site(self, original: cst.CSTNode, updated: Any, want_call: bool) -> Any:
         found = self._calls.get(self.span(original))
@@ -54,7 +67,10 @@ class SharedClientCommand(FindingFixCommand):
         args = list(updated.args)
         if edit.params_keyword:
             args[1] = args[1].with_changes(keyword=cst.Name("params"), equal=_NO_SPACE)
-        return updated.with_changes(func=method, args=args)
+        renamed = updated.with_changes(func=method, args=args)
+        # `_HTTP_SESSION.get(` is longer than `requests.get(`: lines aligned under the arguments move with it.
+        block = self._blocks[-1] if self._blocks else 0
+        return realign_continuations(original, renamed, self.start(original)[1], block)
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
         return self._site(original_node, updated_node, True) or updated_node

@@ -13,6 +13,7 @@ from typing import Any, Dict, List, Sequence, Tuple, Union
 import libcst as cst
 
 from ..finding import Finding
+from ..fix_facts import FixFacts
 from .base import FindingFixCommand, lines_of
 from .htp103_sites import Hoist, plan_hoists
 
@@ -25,8 +26,8 @@ class HoistClientCommand(FindingFixCommand):
     DESCRIPTION = "HTP103: create the client once above the loop instead of once per iteration."
     CODE = "HTP103"
 
-    def make_plan(self, findings: Sequence[Finding], tree: ast.Module, text: str) -> List[Any]:
-        return list(plan_hoists(findings, tree, lines_of(text)))
+    def make_plan(self, findings: Sequence[Finding], tree: ast.Module, text: str, facts: FixFacts) -> List[Any]:
+        return list(plan_hoists(findings, tree, lines_of(text), facts))
 
     def prepare(self, plan: Sequence[Any]) -> None:
         self._loops: Dict[Tuple[int, int], Hoist] = {(h.loop[0], h.loop[1]): h for h in plan}

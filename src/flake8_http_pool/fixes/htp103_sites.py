@@ -3,8 +3,9 @@
 The engine says `hoistable` when the constructor's arguments use no name the loop binds and the loop neither
 configures the client (`s.auth = ...`, `s.headers[...] = ...`, `s.mount(...)`) nor rebinds it. The planner adds
 what the rewrite needs: the loop is a `for`/`while` statement, the client is made by `with C() as s:` or
-`s = C()` standing in that loop's own body (not in a nested function), and an assigned client is never closed
-in the loop (closing the one shared client would break the next iteration).
+`s = C()` standing in that loop's own body (not in a nested function), an assigned client is never closed
+in the loop (closing the one shared client would break the next iteration), and no client of the same library
+is open around the loop already (hoisting would nest a second one: RULES.md, "Fix safety").
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import ast
 from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from ..finding import Finding
+from ..fix_facts import NO_FACTS, FixFacts
+from .enclosing_clients import client_open_around, family_of, import_names
 from .htp101_sites import _contains, _Index, _span
 from .positions import Span, char_span
 
@@ -57,9 +60,12 @@ def _in_header(loop: ast.stmt, name: str) -> bool:
     return any(isinstance(n, ast.Name) and n.id == name for part in header for n in ast.walk(part))
 
 
-def plan_hoists(findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str]) -> List[Hoist]:
+def plan_hoists(findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str],
+    facts: FixFacts = NO_FACTS,
+) -> List[Hoist]:
     """One hoist per loop this round; a loop inside another planned loop waits for the next round."""
     index = _Index(tree)
+    imports = import_names(tree)
     chosen: Dict[Tuple[int, int, int, int], Hoist] = {}
     for finding in sorted(findings, key=lambda f: (f.line, f.col)):
         details = finding.details or {}
@@ -90,6 +96,9 @@ def plan_hoists(findings: Sequence[Finding], tree: ast.Module, lines: Sequence[s
             continue
         if variable is not None and _in_header(loop, variable):
             continue
+        family = family_of(call, details.get("library"), imports)
+        if family is None or client_open_around(loop, index.parents, family, imports):
+            continue  # a client of that library is open around the loop already: hoisting would nest a second
         chosen[_span(loop)] = Hoist(
             char_span(lines, _span(loop)), char_span(lines, _span(statement)), char_span(lines, _span(call)), is_with
         )

@@ -14,6 +14,7 @@ from typing import Any, Dict, List, Sequence, Tuple, Union
 import libcst as cst
 
 from ..finding import Finding
+from ..fix_facts import FixFacts
 from .base import FindingFixCommand, lines_of
 from .htp104_sites import CallerWrap, ClientParameter, plan_client_parameters
 
@@ -26,8 +27,8 @@ class ClientParameterCommand(FindingFixCommand):
     DESCRIPTION = "HTP104: the function takes the client as a parameter; each caller makes one around its loop."
     CODE = "HTP104"
 
-    def make_plan(self, findings: Sequence[Finding], tree: ast.Module, text: str) -> List[Any]:
-        return list(plan_client_parameters(findings, tree, lines_of(text)))
+    def make_plan(self, findings: Sequence[Finding], tree: ast.Module, text: str, facts: FixFacts) -> List[Any]:
+        return list(plan_client_parameters(findings, tree, lines_of(text), facts))
 
     def prepare(self, plan: Sequence[Any]) -> None:
         self._creations: Dict[Tuple[int, int], ClientParameter] = {(p.creation[0], p.creation[1]): p for p in plan}
@@ -127,13 +128,13 @@ class ClientParameterCommand(FindingFixCommand):
         for statement in updated_node.body:
             if self._drop.get(id(statement)) is statement and isinstance(statement, cst.SimpleStatementLine):
                 del self._drop[id(statement)]
-                # The removed assignment's comments go to the statement after it.
+                # The removed assignment's comments go to the statement after it, above its own (source order).
                 comments += [line for line in statement.leading_lines if line.comment]
                 if statement.trailing_whitespace.comment is not None:
                     comments.append(cst.EmptyLine(comment=statement.trailing_whitespace.comment))
                 continue
             if comments:
-                statement = statement.with_changes(leading_lines=[*statement.leading_lines, *comments])
+                statement = statement.with_changes(leading_lines=[*comments, *statement.leading_lines])
                 comments = []
             body.append(statement)
         if not body:

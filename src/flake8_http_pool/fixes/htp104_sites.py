@@ -18,7 +18,9 @@ import ast
 from typing import Dict, List, NamedTuple, Optional, Sequence, Set, Tuple, Union
 
 from ..finding import Finding
+from ..fix_facts import NO_FACTS, FixFacts
 from ..libraries import FAMILIES
+from .enclosing_clients import client_open_around, family_of, import_names
 from .htp101_sites import _contains, _Index, _span, free_name
 from .htp103_sites import _closed_or_rebound
 from .positions import Span, char_span
@@ -162,11 +164,93 @@ def _only_used_there(index: _Index, function: ast.AST, statement: ast.stmt, vari
     return True
 
 
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def _is_script(tree: ast.Module, facts: FixFacts) -> bool:
+    """A module run as a program, not imported as a library: a `__main__.py`, one with an
+    `if __name__ == "__main__":` block, or one whose module-level code calls its own functions
+    (`main(sys.argv[1])`, `asyncio.run(main())`): importing that runs the program, so nobody does.
+
+    Only a module outside any package (or of unknown name) counts: a package's module is importable by its
+    dotted name whatever it runs at the bottom (`pkg/cli.py` with a main block is often the package's API
+    too). And a module outside any package is not a script by that alone: a flat project imports its
+    modules by their bare names, so their functions may have callers the fix cannot see.
+    """
+    if facts.module == "__main__" or facts.module.endswith(".__main__"):
+        return True
+    if "." in facts.module:
+        return False  # a module of a package is importable by its dotted name, main block or not
+    own = {stmt.name for stmt in tree.body if isinstance(stmt, _FUNCTIONS)}
+    for stmt in tree.body:
+        if isinstance(stmt, ast.If) and isinstance(stmt.test, ast.Compare) and len(stmt.test.comparators) == 1:
+            sides = [stmt.test.left, stmt.test.comparators[0]]
+            names = {n.id for n in sides if isinstance(n, ast.Name)}
+            values = {n.value for n in sides if isinstance(n, ast.Constant)}
+            if names == {"__name__"} and values == {"__main__"} and isinstance(stmt.test.ops[0], ast.Eq):
+                return True
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        stack: List[ast.AST] = [stmt]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                continue  # runs when called, not at import
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in own:
+                return True
+            stack.extend(ast.iter_child_nodes(node))
+    return False
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+def _no_outside_callers(index: _Index, function: ast.AST, script: bool, facts: FixFacts) -> bool:
+    """RULES.md: the new parameter goes only on functions nobody outside the project can call: a private
+    name (its own or its class's), a function nested in another, any function of a script, or any function
+    at all when the config says `application = true`. A public function or method may have callers in other
+    projects, whose calls the new parameter would break."""
+    if facts.application or script:
+        return True
+    node: ast.AST = function
+    while not isinstance(node, ast.Module):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and _private(node.name):
+            return True
+        scope = index.scope_of(node)
+        if node is function and isinstance(scope, _FUNCTIONS):
+            return True  # a nested function: only its enclosing function reaches it
+        node = scope
+    return False
+
+
+def _repeats(index: _Index, use: ast.Call, target: ast.stmt) -> bool:
+    """The call runs many times in the wrapped statement (a loop, a comprehension, a `gather(...)`): one
+    client there serves them all. Wrapping a single call only moves the per-call client to the caller."""
+    if isinstance(target, (ast.For, ast.AsyncFor, ast.While)):
+        return True
+    node: ast.AST = use
+    while node is not target:
+        parent = index.parents.get(node)
+        if parent is None:
+            return False
+        if isinstance(parent, _COMPREHENSIONS):
+            return True
+        if isinstance(parent, ast.Call) and node is not parent.func:
+            func = parent.func
+            if (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")) == "gather":
+                return True
+        node = parent
+    return False
+
+
 def plan_client_parameters(
-    findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str]
+    findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str], facts: FixFacts = NO_FACTS
 ) -> List[ClientParameter]:
     """The functions to give a client parameter this round (one finding per function)."""
     index = _Index(tree)
+    imports = import_names(tree)
+    script = _is_script(tree, facts)
     plans: List[ClientParameter] = []
     used_functions: Set[ast.AST] = set()
     wrapped: List[Tuple[int, int, int, int]] = []
@@ -184,6 +268,9 @@ def plan_client_parameters(
         function = _enclosing_function(index, statement)
         if function is None or function in used_functions:
             continue
+        if not _no_outside_callers(index, function, script, facts):
+            continue  # a public signature: report only
+        family = family_of(call, details.get("library"), imports)
         if statement not in function.body and not _only_used_there(index, function, statement, variable):
             continue
         if isinstance(statement, (ast.With, ast.AsyncWith)):
@@ -233,9 +320,15 @@ def plan_client_parameters(
             if not isinstance(caller, ast.Module) and base_name in _bound_in(caller):
                 ok = False
                 break
+            if isinstance(index.scope_of(caller), _FUNCTIONS):
+                ok = False  # a nested caller runs per call of its enclosing function: a per-call client again
+                break
             target = _wrap_target(index, use, caller, isinstance(function, ast.AsyncFunctionDef))
-            if target is None:
+            if target is None or not _repeats(index, use, target):
                 ok = False
+                break
+            if family is None or client_open_around(target, index.parents, family, imports):
+                ok = False  # a client of that library is open there already: a second one would nest in it
                 break
             targets.setdefault(target, []).append(use)
         spans = [_span(t) for t in targets]

@@ -14,6 +14,7 @@ import libcst as cst
 from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 
 from ..finding import Finding
+from ..fix_facts import FixFacts
 from .base import FindingFixCommand, lines_of
 from .htp2xx_sites import ResponseEdit, Wrap, Write, plan_response_fixes
 
@@ -52,8 +53,8 @@ def _append_keyword(args: List[cst.Arg], new: cst.Arg) -> List[cst.Arg]:
 class ResponseFixCommand(FindingFixCommand):
     """Carry out the response edits planned for one of HTP201/202/203 (`CODE`)."""
 
-    def make_plan(self, findings: Sequence[Finding], tree: ast.Module, text: str) -> List[Any]:
-        return list(plan_response_fixes(findings, tree, lines_of(text), self.CODE))
+    def make_plan(self, findings: Sequence[Finding], tree: ast.Module, text: str, facts: FixFacts) -> List[Any]:
+        return list(plan_response_fixes(findings, tree, lines_of(text), self.CODE, facts))
 
     def prepare(self, plan: Sequence[Any]) -> None:
         self._requests: Dict[Tuple[int, int, int, int], ResponseEdit] = {e.request: e for e in plan}

@@ -7,8 +7,9 @@ it, and (HTP201) the whole-body write becomes a chunked one. HTP201 also covers 
 an `async with` target: `async for chunk in resp.content.iter_chunked(65536)`) and urllib
 (`shutil.copyfileobj(resp, f)`, an inline `urlopen(u)` getting a `with`), where the request stays. A site is
 left report-only whenever the response, or an iterator over its body, could be used after the `with` ends,
-or the body is read some other way too. The libcst command in `htp2xx.py` (run as `htp201.py`,
-`htp202.py`, `htp203.py`) carries the plan out.
+or the body is read some other way too, and wherever a stub may stand for the response. Each edit carries
+its safety (RULES.md, "Fix safety"; the per-site judgements are in `htp2xx_safety.py`). The libcst command
+in `htp2xx.py` (run as `htp201.py`, `htp202.py`, `htp203.py`) carries the plan out.
 """
 
 from __future__ import annotations
@@ -17,17 +18,22 @@ import ast
 from typing import Any, List, Mapping, NamedTuple, Optional, Sequence, Set, Tuple
 
 from ..finding import Finding
+from ..fix_facts import NO_FACTS, FixFacts
 from .htp101_sites import _Index, _module_binding, free_name
+from .htp2xx_safety import (
+    SAFE, UNSAFE, appends, body_iterator, iterator_escapes, may_be_stubbed, stream_use_safety,
+)
 from .positions import Span, char_span
 
 _REQUESTS = frozenset({"requests", "niquests"})
 _HTTPX = frozenset({"httpx", "httpx2"})
 _HTTPX_VERBS = frozenset({"get", "options", "head", "post", "put", "patch", "delete"})
-# What a response can be asked without reading its body: a streamed response answers these the same way.
+# What a response can be asked without reading its body: a streamed response answers these the same way
+# (not `apparent_encoding`, which reads `content`).
 _HEAD_ATTRS = frozenset(
     {"status_code", "ok", "headers", "raise_for_status", "url", "reason", "encoding", "elapsed", "history",
      "cookies", "links", "is_redirect", "is_permanent_redirect", "request", "http_version", "is_success",
-     "is_error", "reason_phrase", "next", "apparent_encoding"}
+     "is_error", "reason_phrase", "next"}
 )
 # aiohttp's and urllib's answers to the same questions (aiohttp's `content` is the body stream: not here).
 _AIOHTTP_HEAD_ATTRS = frozenset(
@@ -43,15 +49,7 @@ _STREAM_APIS = frozenset(
     {"iter_content", "iter_lines", "raw", "iter_bytes", "iter_text", "iter_raw", "aiter_bytes", "aiter_text",
      "aiter_lines", "aiter_raw"}
 )
-# Calls that drain an iterator (or take one item of it) before they return, keeping nothing of it.
-_CONSUMERS = frozenset(
-    {"list", "tuple", "set", "frozenset", "dict", "sorted", "sum", "min", "max", "any", "all", "join", "next",
-     "copyfileobj", "writelines", "write", "len", "bytes", "bytearray"}
-)
 _NESTED_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
-# Expressions that keep what they hold for later: an iterator over the body must not end up in one.
-_KEEPERS = (ast.Yield, ast.YieldFrom, ast.Lambda, ast.NamedExpr)
-_KEEPING_STATEMENTS = (ast.Return, ast.Assign, ast.AnnAssign, ast.AugAssign)
 
 
 class Wrap(NamedTuple):
@@ -90,6 +88,7 @@ class ResponseEdit(NamedTuple):
     wrap: Optional[Wrap]
     write: Optional[Write]
     lines: Tuple[int, int]  # the lines the edit touches (ast numbering), to keep a round's edits apart
+    safety: str = ""  # "safe" / "unsafe" at this site; "" is the rule's own
 
 
 def _span(node: ast.AST) -> Tuple[int, int, int, int]:
@@ -139,21 +138,17 @@ def _statement_span(statement: ast.stmt) -> Tuple[int, int, int, int]:
     return (*_span(decorators[0])[:2], *span[2:]) if decorators else span  # type: ignore[return-value]
 
 
-def _callee(func: ast.expr) -> str:
-    return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-
-
 def _keeps_body_iterator(index: _Index, attribute: ast.Attribute) -> bool:
-    """`r.iter_lines()` / `r.raw` ends up somewhere that outlives the statement (returned, assigned, yielded)."""
-    node: ast.AST = attribute
-    while not isinstance(node, ast.stmt):
-        parent = index.parents.get(node)
-        if parent is None or isinstance(parent, _KEEPERS):
-            return True
-        if isinstance(parent, ast.Call) and node in parent.args and _callee(parent.func) in _CONSUMERS:
-            return False  # drained (or stepped once) before the statement ends
-        node = parent
-    return isinstance(node, _KEEPING_STATEMENTS)
+    """`r.iter_lines()` / `r.raw` ends up somewhere that outlives the statement (stored, returned, yielded,
+    passed on): closed by the `with`, it would come back empty."""
+    iterator = body_iterator(index.parents, attribute)
+    return iterator is not None and iterator_escapes(index.parents, iterator)
+
+
+def _sets_raw_attribute(index: _Index, use: ast.Attribute) -> bool:
+    """`r.raw.decode_content = True`: a setting for the read that follows, not a read."""
+    parent = index.parents.get(use)
+    return use.attr == "raw" and isinstance(parent, ast.Attribute) and isinstance(parent.ctx, ast.Store)
 
 
 def _value_of(index: _Index, call: ast.Call) -> ast.expr:
@@ -410,6 +405,22 @@ def _inside(index: _Index, node: ast.AST, holder: ast.AST) -> bool:
     return False
 
 
+def _uses_inside_with(index: _Index, call: ast.Call, name: str) -> Optional[List[ast.Attribute]]:
+    """The uses of `with call as name:`'s response when all are inside that `with` and no iterator over the
+    body escapes its statement; None otherwise (after the block, a streamed response is closed)."""
+    uses = response_uses(index, call, name)
+    item = index.parents.get(call)
+    holder = index.parents.get(item) if isinstance(item, ast.withitem) else None
+    if not uses or holder is None:
+        return None
+    for use in uses:
+        if not _inside(index, use, holder):
+            return None
+        if use.attr in _STREAM_APIS and _keeps_body_iterator(index, use):
+            return None
+    return uses
+
+
 def _request_call(index: _Index, finding: Finding) -> Optional[ast.Call]:
     call = index.calls.get((finding.line, finding.col, finding.end_line, finding.end_col))
     if call is None:
@@ -446,14 +457,18 @@ def _plan_reader(
     return ResponseEdit(finding.code, request_span, False, None, None, write, _lines(index, call, None, write))
 
 
-def _plan_one(index: _Index, finding: Finding, lines: Sequence[str]) -> Optional[ResponseEdit]:
+def _plan_one(index: _Index, finding: Finding, lines: Sequence[str], facts: FixFacts) -> Optional[ResponseEdit]:
     details = finding.details
     library = details.get("library")
     call = _request_call(index, finding)
     # In an `async def` a plain `with` still suits a blocking request (HTP403 is reported there anyway); an
     # awaited one gets `async with` (httpx.AsyncClient) or is left alone by `_request_call`.
-    if call is None:
-        return None
+    if call is None or may_be_stubbed(index.parents, call, details, facts):
+        return None  # a stub without `__enter__` / `iter_content` would break the rewritten code
+    if finding.code == "HTP201":
+        write_call = index.calls.get(tuple(details.get("write") or ()))  # type: ignore[arg-type]
+        if write_call is None or appends(index.parents, write_call):
+            return None  # a retry after a broken transfer would append the body after the part streamed
     if library in ("aiohttp", "urllib.request") and finding.code == "HTP201":
         return _plan_reader(index, finding, call, str(library), lines)
     if library not in (_REQUESTS | _HTTPX):
@@ -470,13 +485,22 @@ def _plan_one(index: _Index, finding: Finding, lines: Sequence[str]) -> Optional
             return None
         return ResponseEdit(code, request_span, False, None, planned[0], None, _lines(index, call, planned[0]))
     if code == "HTP202":
-        if library not in _REQUESTS or _has_keyword(call, "stream") or not response or in_with:
+        if library not in _REQUESTS or _has_keyword(call, "stream") or not response:
             return None
-        planned = plan_wrap(index, call, response, lines)
+        wrap: Optional[Wrap] = None
+        if in_with:  # `with requests.get(u) as r:` closes it already: only `stream=True` is added
+            uses = _uses_inside_with(index, call, response)
+        else:
+            planned = plan_wrap(index, call, response, lines)
+            wrap, uses = planned if planned is not None else (None, None)
         # A streamed body can be read once: `r.content` / `r.json()` after iter_content() would fail.
-        if planned is None or any(u.attr not in _HEAD_ATTRS | _STREAM_APIS for u in planned[1]):
+        if uses is None or any(u.attr not in _HEAD_ATTRS | _STREAM_APIS for u in uses):
             return None
-        return ResponseEdit(code, request_span, True, None, planned[0], None, _lines(index, call, planned[0]))
+        reads = [u for u in uses if u.attr in _STREAM_APIS and not _sets_raw_attribute(index, u)]
+        if len(reads) > 1:
+            return None  # a second iteration would find the stream consumed
+        safety = SAFE if all(stream_use_safety(index.parents, u) == SAFE for u in reads) else UNSAFE
+        return ResponseEdit(code, request_span, True, None, wrap, None, _lines(index, call, wrap), safety)
     if code != "HTP201":
         return None
     if library in _REQUESTS:
@@ -521,7 +545,7 @@ def _lines(index: _Index, call: ast.Call, wrap: Optional[Wrap], write: Optional[
 
 
 def plan_response_fixes(
-    findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str], code: str
+    findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str], code: str, facts: FixFacts = NO_FACTS
 ) -> List[ResponseEdit]:
     """The edits for `code`'s findings this round; edits touching the same lines as one already planned wait
     for the next round (the fix loop runs again), so no two edits of a round fight over a statement."""
@@ -530,7 +554,7 @@ def plan_response_fixes(
     for finding in sorted(findings, key=lambda f: (f.line, f.col)):
         if finding.code != code or not finding.details:
             continue
-        edit = _plan_one(index, finding, lines)
+        edit = _plan_one(index, finding, lines, facts)
         if edit is None:
             continue
         if any(not (edit.lines[1] < other.lines[0] or other.lines[1] < edit.lines[0]) for other in edits):

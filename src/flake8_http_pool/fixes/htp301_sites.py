@@ -11,6 +11,7 @@ import ast
 from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from ..finding import Finding
+from ..fix_facts import NO_FACTS, FixFacts
 from .positions import char_column
 from .htp101_sites import identifiers_in
 
@@ -85,12 +86,16 @@ def _span(node: ast.AST) -> Tuple[int, int, int, int]:
 
 
 class _Sites:
-    """Statements and calls by their `ast` span."""
+    """Statements and calls by their `ast` span, and each node's parent."""
 
     def __init__(self, tree: ast.Module) -> None:
+        self.tree = tree
         self.statements: Dict[Tuple[int, int, int, int], ast.stmt] = {}
         self.calls: Dict[Tuple[int, int, int, int], ast.Call] = {}
+        self.parents: Dict[ast.AST, ast.AST] = {}
         for node in ast.walk(tree):
+            for child in ast.iter_child_nodes(node):
+                self.parents[child] = node
             if isinstance(node, ast.stmt):
                 self.statements[_span(node)] = node
             elif isinstance(node, ast.Call):
@@ -105,6 +110,21 @@ def _session_passed(sites: _Sites, finding: Finding) -> bool:
     passed = [kw.value for kw in call.keywords if kw.arg == "session"]
     passed += call.args[2:3]
     return any(not (isinstance(v, ast.Constant) and v.value is None) for v in passed)
+
+
+def _binding_scope(sites: _Sites, stmt: ast.stmt, target: str) -> ast.AST:
+    """Where the session's name lives: the function whose body binds it (nested defs included, as they may
+    mount on it), or the whole module for a module-level or `global` binding. Another function's session of
+    the same name is another session: its mounts say nothing of this one."""
+    node: ast.AST = stmt
+    while node in sites.parents:
+        node = sites.parents[node]
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            declared = any(
+                isinstance(sub, (ast.Global, ast.Nonlocal)) and target in sub.names for sub in ast.walk(node)
+            )
+            return sites.tree if declared else node
+    return sites.tree
 
 
 def _mounted_already(scope_body: Sequence[ast.AST], target: str) -> bool:
@@ -151,7 +171,9 @@ def _session_target(stmt: ast.stmt, finding: Finding) -> Tuple[Optional[str], bo
     return None, False
 
 
-def plan_adapter_mounts(findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str]) -> List[AdapterMount]:
+def plan_adapter_mounts(findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str],
+    facts: FixFacts = NO_FACTS,
+) -> List[AdapterMount]:
     """The mounts to add, one entry per session; sites whose binding statement cannot be used are left alone."""
     sites = _Sites(tree)
     grouped: Dict[Tuple[Tuple[int, int], str], List[Tuple[Finding, bool, str]]] = {}
@@ -185,7 +207,7 @@ def plan_adapter_mounts(findings: Sequence[Finding], tree: ast.Module, lines: Se
         if len(modules) != 1:
             continue
         module = modules.pop()
-        if _mounted_already([tree], target):
+        if _mounted_already([_binding_scope(sites, stmt, target)], target):
             continue
         workers = max(int(f.details["workers"]) for f, _, _ in entries)
         name, needed = adapter_reference(tree, module)

@@ -13,6 +13,7 @@ from typing import Any, List, Sequence, Set, Tuple
 import libcst as cst
 
 from ..finding import Finding
+from ..fix_facts import FixFacts
 from .base import FindingFixCommand, lines_of
 from .htp402_sites import plan_patch_moves
 
@@ -35,8 +36,8 @@ class LateMonkeyPatchCommand(FindingFixCommand):
     DESCRIPTION = "HTP402: move gevent's monkey-patch (its import and call, or `import grequests`) to the top."
     CODE = "HTP402"
 
-    def make_plan(self, findings: Sequence[Finding], tree: ast.Module, text: str) -> List[Any]:
-        return list(plan_patch_moves(findings, tree, lines_of(text)))
+    def make_plan(self, findings: Sequence[Finding], tree: ast.Module, text: str, facts: FixFacts) -> List[Any]:
+        return list(plan_patch_moves(findings, tree, lines_of(text), facts))
 
     def prepare(self, plan: Sequence[Any]) -> None:
         self._starts: Set[Tuple[int, int]] = {start for move in plan for start in move.starts}

@@ -3,6 +3,8 @@
 A late monkey-patch is moved, with the imports it is reached through, to the top of the module (after the
 docstring and the `from __future__` imports). Only module-level statements that do nothing but patch are
 moved: a patch inside a function or an `if` runs when its author chose, and moving it would change that.
+It only moves within the module's leading block of imports: it never jumps a statement that is not an import
+(`sys.path.insert(...)`, `os.environ[...] = ...`), which may change what the imports below it load.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import ast
 from typing import List, NamedTuple, Optional, Sequence, Set, Tuple
 
 from ..finding import Finding
+from ..fix_facts import NO_FACTS, FixFacts
 from .positions import char_column
 
 # Modules a moved import may bring along: importing them before the patch is what gevent itself asks for.
@@ -35,6 +38,34 @@ def _only_patch_imports(stmt: ast.stmt) -> bool:
     if isinstance(stmt, ast.ImportFrom):
         return stmt.level == 0 and _is_patch_module(stmt.module)
     return False
+
+
+def _is_import(stmt: ast.stmt) -> bool:
+    """An import, or an `if` / `try` that only imports (`try: import ujson as json except ImportError: ...`,
+    `if TYPE_CHECKING: ...`): the only statements a patch may be moved above. Anything else may change what the
+    imports after it find (`sys.path.insert(...)`, `os.environ[...] = ...`, a config call)."""
+    if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+        return True
+    if isinstance(stmt, (ast.If, ast.Try)) or type(stmt).__name__ == "TryStar":
+        if isinstance(stmt, ast.If) and not _plain_test(stmt.test):
+            return False
+        handlers = getattr(stmt, "handlers", [])
+        if any(h.type is not None and not _plain_test(h.type) for h in handlers):
+            return False
+        inner = [sub for sub in ast.walk(stmt) if isinstance(sub, ast.stmt) and sub is not stmt]
+        return all(
+            isinstance(sub, (ast.Import, ast.ImportFrom, ast.Pass))
+            or (isinstance(sub, ast.Assign) and isinstance(sub.value, ast.Constant)
+                and all(isinstance(t, ast.Name) for t in sub.targets))
+            for sub in inner
+        )
+    return False
+
+
+def _plain_test(expr: ast.expr) -> bool:
+    """A test or exception type that runs no code: names, attributes and constants (`TYPE_CHECKING`,
+    `sys.version_info >= (3, 8)`, `ImportError`), no call."""
+    return not any(isinstance(node, (ast.Call, ast.NamedExpr, ast.Await)) for node in ast.walk(expr))
 
 
 def _bound_names(stmt: ast.stmt) -> Set[str]:
@@ -101,7 +132,9 @@ def _shares_a_line(tree: ast.Module, moved: Sequence[ast.stmt]) -> bool:
     return False
 
 
-def plan_patch_moves(findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str]) -> List[PatchMove]:
+def plan_patch_moves(findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str],
+    facts: FixFacts = NO_FACTS,
+) -> List[PatchMove]:
     """One move for the module when every reported patch can move; nothing when any of them cannot.
 
     Moving only some of the patches would leave the others where they were, so the module is either fixed
@@ -142,6 +175,9 @@ def plan_patch_moves(findings: Sequence[Finding], tree: ast.Module, lines: Seque
     header = _header_length(tree)
     if any(body.index(stmt) < header for stmt in moved) or _shares_a_line(tree, moved):
         return []
+    last = max(body.index(stmt) for stmt in moved)
+    if not all(_is_import(stmt) for stmt in body[header:last] if stmt not in moved):
+        return []  # the patch would jump over `sys.path.insert(...)` / `os.environ[...] = ...`: report only
     moved.sort(key=lambda s: (s.lineno, s.col_offset))
 
     def start(stmt: ast.stmt) -> Tuple[int, int]:

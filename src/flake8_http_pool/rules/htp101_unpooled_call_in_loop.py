@@ -1,14 +1,17 @@
 """HTP101 unpooled-call-in-loop: an unpooled request function called in a loop scope."""
 
 from ..checks import connections
-from ..rule import FIX_SAFE, Rule
+from ..rule import FIX_UNSAFE, Rule
 
 RULE = Rule(
     code="HTP101",
     name="unpooled-call-in-loop",
     summary="A request function that opens its own connection, called once per loop iteration",
     message="{call}() {where} opens a new connection (and TLS handshake) for every request; {remedy}",
-    fix=FIX_SAFE,
+    fix=FIX_UNSAFE,
+    fix_sites=(
+        "report only where a call in the loop passes `cookies=`, where the loop mixes `verify=` / `cert=` values and requests is not pinned at 2.32 or newer, where the project patches or wraps the rewritten name, where the library's import would not bind the name before the new `with`, and for `urlopen`; a loop inside a function that runs many times gets HTP102's fix"
+    ),
     fix_title="Create one {client} around the loop and call through it",
     check=connections.unpooled_call_in_loop,
     what_it_does="""\
@@ -29,9 +32,10 @@ Every import form is followed (`import requests as rq`, `from requests import ge
 variable or local definition with the same name shadows the library and is not reported.
 
 A retry loop is not reported: a loop that leaves (`return`, `break`) right after the request succeeds and
-repeats only from an `except` handler or a failed status check (`r.ok`, `r.status_code`,
-`raise_for_status()`) makes one request when things go well. A loop that leaves on a condition about the
-body (`if r.json()["state"] == "done": break`) is polling and is reported.""",
+repeats only from an `except` handler or a failed status check (`r.ok`, `r.status_code` compared with a
+number, a named code such as `HTTPStatus.GATEWAY_TIMEOUT` / `requests.codes.too_many_requests`, or a
+module-level set of codes; `raise_for_status()`) makes one request when things go well. A loop that leaves
+on a condition about the body (`if r.json()["state"] == "done": break`) is polling and is reported.""",
     why_bad="""\
 Each of these functions builds a fresh `Session` or `Client`, connects (DNS lookup, TCP handshake, and over
 HTTPS a TLS handshake), sends one request and closes the connection again. In a loop that set-up is paid for
@@ -64,21 +68,59 @@ def fetch_all(urls):
     return pages
 """,
     fix_safety="""\
-The fix is safe. It wraps the statement holding the outermost loop of the function (or of the module) in
-`with requests.Session() as session:` - `with httpx.Client() as client:` for httpx,
+The fix is unsafe: `fix --unsafe-fixes` applies it (or `extend-safe-fixes = ["HTP101"]` in the config, for a
+team that accepts the differences below). It wraps the statement holding the outermost loop of the function
+(or of the module) in `with requests.Session() as session:` - `with httpx.Client() as client:` for httpx,
 `async with aiohttp.ClientSession() as session:` for aiohttp - and sends the request through it
 (`session.get(...)`). If `session` is already taken, a free name is chosen; the imports the new code needs
 are added, and imports the fix leaves unused are removed. For grequests the fix passes `session=session`
-instead of calling through the session.
+instead of calling through the session. Continuation lines aligned under the call's arguments move with the
+shorter `session.get(`, so the result passes flake8 where the original did.
 
-This keeps what the program computes: `requests.get()` itself creates a new `Session` with the same
-defaults for each call, and the one the fix creates lives only for the loop and is closed after it. There is
-one difference: a cookie set by one response in the loop is sent with the next request to that host, where
-each `requests.get()` call started with an empty cookie jar.
+`requests.get()` itself creates a new `Session` with the same defaults for each call, and the one the fix
+creates lives only for the loop and is closed after it. Still, a program can tell the difference, which is
+why the fix is unsafe: a cookie set by one response in the loop is sent with the next request to that host
+(where each `requests.get()` started with an empty jar), and a jar cookie beats a per-call `cookies=` of the
+same name; a kept-alive connection that the server drops between iterations can fail the next request, where
+a fresh connection would not; and before requests 2.32 a pooled connection was reused whatever the call's
+`verify=` / `cert=` (CVE-2024-35195).
+
+Report only (no fix offered, not even with `--unsafe-fixes`), where one session would surely break the
+program:
+
+- a call in the loop passes its own `cookies=`: the jar's cookie of the same name would go out with every
+  later request, so a loop over users would keep acting as the first one;
+- the loop's requests calls pass `verify=` / `cert=` values that differ between calls or are not literals,
+  unless the project pins requests at 2.32 or newer;
+- the project patches or wraps a name the fix rewrites: `mock.patch("pkg.mod.requests.get")`,
+  `mock.patch.object(mod, "get")`, `monkeypatch.setattr(requests, "get", ...)`, `mocker.patch(...)`, or
+  `requests.get = wrapper` anywhere in the project (the files under the nearest `pyproject.toml`,
+  `setup.cfg`, `setup.py` or `.git`): the mocks and wrappers would silently stop applying. The same holds
+  for what the function runs on its way (`requests.api.request`, `requests.sessions.Session`) and for the
+  session method the fix would call instead (`requests.Session.get`, which a patch would start to catch),
+  and for the module name the call goes through (`mock.patch("pkg.mod.requests")`).
+  Mocks of the transport (`responses`, `requests-mock`, `respx`) see sessions too and are no obstacle;
+- the library is imported inside the function, but not surely before the loop (inside the loop, or under an
+  `if` or `try`): the import makes the name local to the function, and a `with requests.Session()` above the
+  loop would raise `UnboundLocalError` on every call, even for an empty loop. An import that comes first in
+  the same block (or an enclosing one), or in a `try` whose every handler leaves (`except ImportError:
+  return None`), is used: the `with` goes after it. A loop at module level likewise
+  needs an import that surely ran before it (not one under an `if` or `try` above it);
+- the module imports the library only optionally (`try: import requests except ImportError: ...`) or lazily
+  and the fix would need a module-level import: one is added only where the module already imports the
+  library unconditionally at module level.
+
+A `from requests import get` that the fix leaves unused is still kept where code outside the module may reach
+it: a name listed in `__all__`, re-exported (`from requests import get as get`), or patched by the project.
 
 Where the call sits inside a `lambda` or nested `def`, or the function is handed over as a callable (it may
 run after the statement has ended, in a thread pool or a greenlet), the loop-scoped `with` would close the
-session too early, so the fix is the one of HTP102 instead - a module-level session - and is unsafe.
+session too early, so the fix is the one of HTP102 instead - a module-level session - and is unsafe. The
+same goes for a loop inside a hot function (one called in a loop, mapped, or a request handler): a session
+created there per call would itself be HTP104, so it gets HTP102's module-level session, under the same
+report-only rules (and any `verify=` / `cert=` before requests 2.32 keeps it report only, since every caller
+shares that pool); a blocking call in a hot `async def` stays report only, as the module-level session
+would hide its HTP403 finding. Retry loops are not reported, so never rewritten.
 A generator expression assigned to a name and consumed later gets a `with` that spans from its statement to
 the last use of that name. `urllib.request.urlopen()` is reported only: its replacement (`urllib3`) returns
 a different response type.

@@ -9,6 +9,9 @@ RULE = Rule(
     summary="A request function that opens its own connection, called in a function that runs many times",
     message="{call}() in {function}(), which runs many times ({reason}), opens a new connection on every call; {remedy}",
     fix=FIX_UNSAFE,
+    fix_sites=(
+        'report only where the project patches or wraps the rewritten name, or where the library is imported optionally or only inside functions'
+    ),
     fix_title="Share one module-level {client}",
     check=connections.unpooled_call_in_hot_function,
     what_it_does="""\
@@ -65,9 +68,10 @@ def weather(city):
     return r.json()
 """,
     fix_safety="""\
-The fix is unsafe. It adds one module-level client after the imports (`_HTTP_SESSION = requests.Session()`,
-`httpx.Client()` for httpx; an existing one of that name is reused) and sends the request through it
-(`_HTTP_SESSION.get(...)`).
+The fix is unsafe. It adds one module-level client (`_HTTP_SESSION = requests.Session()`, `_HTTP_CLIENT =
+httpx.Client()` for httpx; an existing module-level client made the same way is reused) and sends the request
+through it (`_HTTP_SESSION.get(...)`). The client goes after the module's whole import block - after its last
+import before the first `def` or `class`, never between two imports or inside a `try:` of imports.
 
 That client lives for the whole process and is shared by every caller and every thread. A cookie set by a
 response to one caller is sent with the next caller's request to that host, anything one caller sets on the
@@ -75,7 +79,22 @@ session (headers, auth, mounted adapters) applies to all, and requests does not 
 safe to use from several threads at once. Review that the calls carry no per-user state in cookies, and
 keep one session per thread (`threading.local`) where threads share the module.
 
-Comments survive the fix.""",
+Report only (no fix offered):
+- the library is imported lazily (only inside a function) or optionally (`try: import requests except
+  ImportError: ...`, under an `if`): a module-level client would raise where the program used to start
+  without the library;
+- the rewritten name is patched or wrapped anywhere in the project (`mock.patch("pkg.mod.requests.get")`,
+  `mock.patch.object(mod, "get")`, `monkeypatch.setattr(requests, "get", ...)`, `requests.get = wrapper`):
+  the tests and wrappers would silently stop applying;
+- the renamed call would push a line past 79 characters (or past the module's longest line, if that is
+  longer): the fixed file must pass pycodestyle where the original did;
+- `aiohttp.request` (no module-level session outside an event loop), `urllib.request.urlopen` (no session),
+  in-house calls from `unpooled-calls`, and calls whose arguments the session method does not take.
+
+An import the rewritten calls made unused is removed, except a name code outside the module may reach:
+one listed in `__all__`, re-exported as `from requests import get as get`, or patched by the project.
+Comments survive the fix. The shared client does not hide HTP403: a call through it in an `async def` is
+still reported.""",
     options="""\
 - `hot-decorators` (`--http-pool-hot-decorators` for flake8, `hot-decorators` in `[tool.flake8-http-pool]` of
   `pyproject.toml`): more decorators, as dotted names, that mark a function as a handler or task

@@ -9,6 +9,9 @@ RULE = Rule(
     summary="A pooled client (Session, Client, ClientSession, PoolManager) created anew in every loop iteration",
     message="{client}() created in a loop opens a new connection pool every iteration; create it once, before the loop",
     fix=FIX_UNSAFE,
+    fix_sites=(
+        "report only where the constructor's arguments use a name bound in the loop, the loop sets the client's auth, headers, cookies or adapters, or a client of the same library is already open around the loop"
+    ),
     fix_title="Create the client once, before the loop",
     check=connections.client_created_in_loop,
     what_it_does="""\
@@ -51,12 +54,20 @@ with requests.Session() as session:
     fix_safety="""\
 The fix is unsafe. It moves the `with` statement or the assignment that creates the client above the loop,
 where the constructor's arguments use no name bound in the loop and the loop body neither sets the client's
-state (`s.auth = ...`, `s.headers[...] = ...`, `s.cookies...`) nor mounts adapters on it. Elsewhere the
-finding is reported only.
+state (`s.auth = ...`, `s.headers[...] = ...`, `s.cookies...`) nor mounts adapters on it.
 
 Whoever built a client per iteration may have meant each iteration's cookies and credentials to stay apart:
 after the move, a cookie that the server sets while serving one user is sent with the requests made for the
-next one. Review that the iterations share no session state before applying it. Comments survive the fix.""",
+next one. Review that the iterations share no session state before applying it.
+
+Report only (no fix offered):
+- a client of the same library is already open around the loop (an enclosing `with requests.Session()`, or
+  `s = requests.Session()` earlier in the function): the hoisted client would be a second pool nested in it;
+- the constructor's arguments use a name the loop binds, or the loop configures, closes or rebinds the client;
+- the loop is a comprehension, or the client is made in a nested function, or by anything but a
+  `with C() as s:` item or a plain `s = C()` in the loop's own body.
+
+Comments survive the fix.""",
     options="",
     references=(
         "https://requests.readthedocs.io/en/latest/user/advanced/#session-objects",

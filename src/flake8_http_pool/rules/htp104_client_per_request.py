@@ -9,6 +9,9 @@ RULE = Rule(
     summary="A pooled client created inside a function that runs many times, and not kept for reuse",
     message="{client}() created in {function}(), which runs many times ({reason}), opens new connections on every call; create one client in the caller and pass it in",
     fix=FIX_UNSAFE,
+    fix_sites=(
+        "offered only for functions nobody outside the project can call (a leading underscore, a nested function, a script's, or any with `application = true`); report only where a call site has no loop or gather to hoist the client above, or a second client of the same library would nest"
+    ),
     fix_title="Take the client as a parameter and create one in the caller",
     check=connections.client_per_request,
     what_it_does="""\
@@ -66,13 +69,34 @@ The fix is unsafe, and offered only where every use of the function is a call in
 takes the client as its first parameter, and each caller creates one client around its loop or `gather`
 and passes it in. The client's `with` (or assignment) may sit inside other blocks of the function, as in
 the common `async with semaphore: async with aiohttp.ClientSession() as session: ...`; its body takes the
-`with`'s place. Factories (functions that return the client), a client that is closed, rebound or used
-outside its own block, and a constructor that uses the function's own names are reported only.
+`with`'s place.
 
 A new parameter changes the function's signature, which breaks callers the tool cannot see (other modules,
-tests, a framework that calls a handler). And the calls that used to have a client each now share one:
-cookies set by one response are sent with the others, and a client shared between threads must be one that
-tolerates it. Comments survive the fix.""",
+tests, a framework that calls a handler). So the parameter is only added to functions nobody outside the
+project can call:
+- a name with a leading underscore (the function's, or its class's);
+- a function nested in another function;
+- any function of a script: a `__main__.py`, or a module outside any package that has an
+  `if __name__ == "__main__":` block or whose module-level code calls its own functions (`main(sys.argv[1])`,
+  `asyncio.run(main())`: importing it runs the program). A module of a package is importable by its dotted
+  name whatever it runs at the bottom, so a main block does not make it a script; and a module outside any
+  package is not a script by that alone, since a flat project imports such modules by their bare names;
+- any function at all when the config says `application = true`.
+
+And the calls that used to have a client each now share one: cookies set by one response are sent with the
+others, and a client shared between threads must be one that tolerates it.
+
+Report only (no fix offered):
+- a public function or method of a library module (above);
+- a call site with no loop, comprehension or `gather` to put the client around: that only moves the per-call
+  client to the caller, and two nested sessions gain nothing;
+- a caller that is itself a nested function or lambda (a per-call closure: the client would again be made
+  once per call);
+- a caller where a client of the same library is open already (it would nest a second one);
+- factories (functions that return the client), a client that is closed, rebound or used outside its own
+  block, a constructor that uses the function's own names, and a function used other than by calls.
+
+Comments survive the fix.""",
     options="""\
 `hot-decorators` (`--http-pool-hot-decorators` for flake8, `hot-decorators` in `[tool.flake8-http-pool]` of
 `pyproject.toml`): more decorators, as dotted names, that mark a function as a handler or task, so that a

@@ -1,14 +1,17 @@
 """HTP201 unstreamed-download: a whole response body written to a file."""
 
 from ..checks import downloads
-from ..rule import FIX_SAFE, Rule
+from ..rule import FIX_UNSAFE, Rule
 
 RULE = Rule(
     code="HTP201",
     name="unstreamed-download",
     summary="A whole response body held in memory, then written to a file",
     message="response body of {call}() is held whole in memory before it is written to a file; {remedy}",
-    fix=FIX_SAFE,
+    fix=FIX_UNSAFE,
+    fix_sites=(
+        'report only for a file opened for appending (or with a mode that is not a literal), a body used again after the write or read another way, or where a stub may stand for the response (the project patches or wraps the request function, method or client class, or the client is not bound to its constructor)'
+    ),
     fix_title="Stream the body to the file in chunks",
     check=downloads.unstreamed_download,
     what_it_does="""\
@@ -50,25 +53,46 @@ def download(url, path):
                 f.write(chunk)
 """,
     fix_safety="""\
-The fix is safe, for requests, niquests, httpx (sync and `httpx.AsyncClient`), aiohttp and `urlopen`. For
-requests the request becomes a `with` statement with `stream=True`
-(`with requests.get(url, stream=True) as r:`), so its connection goes back to the pool when the block ends
-and HTP203 never follows; `Path(p).write_bytes(r.content)` becomes `with ... as r, Path(p).open("wb") as f:`.
-The body is then written in chunks: `for chunk in r.iter_content(chunk_size=65536): f.write(chunk)` (or
-`f.writelines(r.iter_content(65536))`) for requests, `httpx.stream()` / `client.stream()` with
-`iter_bytes()` for httpx. For aiohttp the body is written with
-`async for chunk in resp.content.iter_chunked(65536)`, and for `urlopen` with `shutil.copyfileobj(resp, f)`.
+The fix is unsafe (applied only by `fix --unsafe-fixes`; `fix` alone counts it as an unsafe fix not
+applied), for requests, niquests, httpx (sync and `httpx.AsyncClient`), aiohttp and `urlopen`. For requests
+the request becomes a `with` statement with `stream=True` (`with requests.get(url, stream=True) as r:`), so
+its connection goes back to the pool when the block ends and HTP203 never follows;
+`Path(p).write_bytes(r.content)` becomes `with ... as r, Path(p).open("wb") as f:`. The body is then
+written in chunks: `for chunk in r.iter_content(chunk_size=65536): f.write(chunk)` for requests,
+`httpx.stream()` / `client.stream()` with `iter_bytes()` for httpx,
+`async for chunk in resp.content.iter_chunked(65536)` for aiohttp, and `shutil.copyfileobj(resp, f)` for
+`urlopen`.
 
-The file receives the same bytes: `iter_content()` decodes gzip and deflate just as `.content` does. The one
-difference is what a broken connection leaves behind: before, the error came before anything was written;
-now the file holds the part received so far. Code that needs all-or-nothing should write to a temporary file
-and rename it. Comments survive the fix.
+The file receives the same bytes when the transfer succeeds: `iter_content()` decodes gzip and deflate just
+as `.content` does. What makes the fix unsafe is a transfer that breaks midway: before, the error came from
+the request, before the file was opened, so the old file (or none) stayed; now the file holds the part
+received so far. Code that skips a download when `path.exists()` then keeps that partial file for good
+(measured against a server that cuts the body short: the original left no file and downloaded it whole on
+the next run; the fixed program left the part received and kept it). Code that needs all-or-nothing should write
+to a temporary file and rename it. Comments survive the fix.
 
-The fix is left undone (the finding stays, report only) where the rewrite could change what the program
-does: the body is also read another way (`r.json()`, a second `r.content`), the response is returned,
-handed on or kept after the block, an aiohttp response is not already an `async with` target, the body goes
-through a local name that is used again, or `.text` is written to a text-mode file (`iter_content` with
-`decode_unicode=True` yields bytes when the server names no charset, where `.text` guesses one).""",
+No fix is offered (report only, the finding stays) where:
+- the file is opened for appending (a mode with `a`: `"ab"`, `"a+b"`), or with a mode that is not a
+  literal: after a transfer broken midway, a retry appends the whole body after the part already streamed
+  into the file (measured: the whole body preceded by the part of the broken transfer), where the
+  original wrote nothing on failure;
+- the body is used again after the write, or read some other way (`r.json()`, a second `r.content`, a
+  local `data = r.content` written and then returned or hashed), or the response is returned, handed on,
+  read by a closure or kept after the block: a streamed response has no whole body left to give;
+- a stub may stand for the response: the project patches or wraps the request function or method - as the
+  module writes it (`mock.patch("pkg.mod.requests.get")`, `mock.patch.object(mod, "get")`), under the
+  library's name (`monkeypatch.setattr(requests, "get", ...)`, `requests.get = wrapper`), what it calls on
+  the way (`requests.Session.request`, `Session.send`) or the client's class - or the request goes through
+  a client that is not bound once, in the same function, to its constructor. A stub response without
+  `__enter__` or `iter_content` would break the rewritten code. `fix` gathers the patches from every file of
+  the project (its tests included);
+- an aiohttp response is not already an `async with` target, an awaited request is not an
+  `httpx.AsyncClient` one, or an httpx call cannot become `stream(...)` (`*args`, `**kwargs`);
+- `.text` is written to a text-mode file (`iter_content` with `decode_unicode=True` yields bytes when the
+  server names no charset, where `.text` guesses one);
+- the request passes `stream=False` or a `stream=` that is not a literal;
+- the statement is not alone on its line, or the file is named by an expression a loop would evaluate
+  again for every chunk.""",
     options="",
     references=(
         "https://requests.readthedocs.io/en/latest/user/advanced/#body-content-workflow",

@@ -9,6 +9,9 @@ RULE = Rule(
     summary="A stream=True response that is never closed, so its connection never returns to the pool",
     message="stream=True response from {call}() is never closed, so its connection never returns to the pool; use it in a `with` block",
     fix=FIX_SAFE,
+    fix_sites=(
+        "report only where the response is used outside one block, an iterator over its body escapes its statement, or a stub may stand for it (the project patches the session's method)"
+    ),
     fix_title="Use the response in a `with` block",
     check=downloads.streamed_response_not_closed,
     what_it_does="""\
@@ -43,11 +46,23 @@ def first_line(url):
             return line
 """,
     fix_safety="""\
-The fix is safe where the response is used only inside one block: it wraps that use in
-`with ... as r:`. Leaving the block calls `r.close()`, which returns the connection to the pool - what the
-program needed anyway - and every use of the response is still inside the block, so nothing reads it after
-it is closed. Where the response is used across blocks, the finding is reported only. Comments survive the
-fix.""",
+The fix is safe where the response is used only inside one block: it wraps that use in `with ... as r:`.
+Leaving the block calls `r.close()`, which returns the connection to the pool - what the program needed
+anyway - and every use of the response, and of any iterator over its body, is still inside the block, so
+nothing reads it after it is closed. Comments survive the fix.
+
+No fix is offered (report only) where:
+- the response is used across blocks, after a second binding of its name, by a closure, or on a line
+  shared with another statement;
+- an iterator over the body escapes the statement that made it (stored, returned, passed to anything but a
+  call that drains it at once): closed by the `with`, it would come back empty;
+- a stub may stand for the response: the project patches or wraps the session's method
+  (`mock.patch.object(requests.Session, "get", ...)`, `mocker.patch("requests.Session.request")`), what it
+  calls on the way, the session class, or the module function (`requests.get`), or the client is not bound
+  once, in the same function, to its constructor. A stub response without `__enter__` breaks the `with`.
+  `fix` gathers the patches from every file of the project (its tests included);
+- the response comes from httpx `send(..., stream=True)`: close it with `response.close()` or
+  `client.stream(...)` by hand.""",
     options="",
     references=(
         "https://requests.readthedocs.io/en/latest/user/advanced/#body-content-workflow",

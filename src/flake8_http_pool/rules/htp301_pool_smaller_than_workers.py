@@ -9,6 +9,9 @@ RULE = Rule(
     summary="A thread pool with more workers than the shared requests session keeps connections",
     message="{pool} runs {workers} workers on a {client} whose connection pool keeps {size}; the rest are opened and discarded: mount HTTPAdapter(pool_connections={workers}, pool_maxsize={workers})",
     fix=FIX_SAFE,
+    fix_sites=(
+        'report only where the session the pool uses cannot be found'
+    ),
     fix_title="Mount an HTTPAdapter sized to the workers",
     check=pools.pool_smaller_than_workers,
     what_it_does="""\
@@ -59,9 +62,20 @@ with ThreadPoolExecutor(max_workers=16) as pool:
 """,
     fix_safety="""\
 The fix is safe. It mounts `HTTPAdapter(pool_connections=N, pool_maxsize=N)` on the session for `http://`
-and `https://`, right after the session is created, with N the number of workers. The requests are sent
-exactly as before; the only change is how many idle connections the session keeps for reuse, so no
-connection is discarded while all the workers are busy. Comments survive the fix.""",
+and `https://`, right after the statement that creates the session the workers use (first in the body of a
+`with ... as session:`), with N the number of workers: the session bound in the enclosing function or at
+module level that the finding names, never a new one. The requests are sent exactly as before; the only
+change is how many idle connections the session keeps for reuse, so no connection is discarded while all
+the workers are busy. After the fix `check` no longer reports the pool.
+
+Report only (no fix offered):
+- the session cannot be named: stored on an attribute (`self.session`), bound on the line of an `if` or after
+  a `;`, or a `FuturesSession` that sends through a session handed to it;
+- an adapter is already mounted on that session (in its own function, or anywhere for a module-level
+  session): replacing it would drop its retries or its own sizes;
+- a niquests session, whose own adapters carry its settings.
+
+Comments survive the fix.""",
     options="",
     references=(
         "https://requests.readthedocs.io/en/latest/user/advanced/#transport-adapters",

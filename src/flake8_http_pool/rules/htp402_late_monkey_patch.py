@@ -9,6 +9,9 @@ RULE = Rule(
     summary="gevent monkey-patching after HTTP or socket modules are imported",
     message="{patch} after `import {module}` (line {line}) leaves it with blocking sockets; move the patch to the top of the module",
     fix=FIX_SAFE,
+    fix_sites=(
+        'report only where the move would cross a statement that is not an import (`sys.path.insert(...)`, `os.environ[...] = ...`)'
+    ),
     fix_title="Move the monkey-patch to the top of the module",
     check=gevent.late_monkey_patch,
     what_it_does="""\
@@ -39,11 +42,21 @@ monkey.patch_all()
 import requests
 """,
     fix_safety="""\
-The fix is safe. It moves the patch - its import and its call - to the top of the module, after the
-docstring and the `from __future__` imports, so the modules imported after it get the patched objects. The
-program then runs as its author meant it to: the patch does not depend on anything the module imports, and
-the modules imported later behave the same, only cooperatively. Comments on or above the moved lines move
-with them.""",
+The fix is safe only where it moves the patch within the module's leading block of imports. It moves the
+patch - its import and its call - to the top of the module, after the docstring and the `from __future__`
+imports, so the modules imported after it get the patched objects. Jumping only imports (plain ones, and
+`if`/`try` blocks that only import, such as `try: import ujson as json except ImportError: import json` or
+`if TYPE_CHECKING:`), the program runs as its author meant it to: the patch does not depend on anything the
+module imports, and the modules imported later behave the same, only cooperatively.
+
+Report only (no fix offered):
+- any statement that is not an import stands between the top and the patch (`sys.path.insert(...)`,
+  `os.environ[...] = ...`, `log = logging.getLogger(...)`): moving the patch above it may import a different
+  gevent, or configure it differently;
+- the patch is inside a function or under an `if` (it runs when its author chose), has arguments that are
+  not literals, or shares its line with another statement.
+
+Comments on or above the moved lines move with them.""",
     options="",
     references=(
         "https://www.gevent.org/api/gevent.monkey.html",

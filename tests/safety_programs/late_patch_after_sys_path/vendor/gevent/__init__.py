@@ -1,0 +1,1 @@
+"""The gevent this application vendors (a pinned build shipped with it)."""

@@ -1,0 +1,107 @@
+"""The project facts a fix is planned with: what the project patches or rebinds, and the requests it pins."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from flake8_http_pool.fix_facts import (
+    FixFacts,
+    find_project_root,
+    gather_fix_facts,
+    module_name,
+    patch_targets,
+    pins_requests_232,
+)
+
+
+@pytest.mark.parametrize(
+    "source, target",
+    [
+        ('from unittest import mock\nmock.patch("pkg.mod.requests.get")\n', "pkg.mod.requests.get"),
+        ('from unittest.mock import patch\n@patch("pkg.mod.get")\ndef test(m): pass\n', "pkg.mod.get"),
+        ("from unittest import mock\nfrom pkg import mod\nmock.patch.object(mod, 'get')\n", "pkg.mod.get"),
+        ("import requests\ndef test(monkeypatch):\n    monkeypatch.setattr(requests, 'get', f)\n", "requests.get"),
+        ('def test(monkeypatch):\n    monkeypatch.setattr("pkg.mod.requests.get", f)\n', "pkg.mod.requests.get"),
+        ("def test(mocker):\n    mocker.patch('app.client.requests.post')\n", "app.client.requests.post"),
+        ("import requests as rq\n_orig = rq.get\nrq.get = lambda *a, **k: _orig(*a, timeout=5, **k)\n", "requests.get"),
+        ("import requests\ndef setup():\n    requests.Session.request = wrapped\n", "requests.Session.request"),
+    ],
+)
+def test_patch_targets_found(source: str, target: str) -> None:
+    assert target in set(patch_targets(ast.parse(source)))
+
+
+def test_attribute_stores_on_local_objects_are_not_patches() -> None:
+    source = "class A: pass\na = A()\na.get = 1\nself_x = object()\n"
+    assert not set(patch_targets(ast.parse(source)))
+
+
+@pytest.mark.parametrize(
+    "patched, module, names, expected",
+    [
+        ({"pkg.mod.requests.get"}, "pkg.mod", ("requests.get",), True),
+        ({"pkg.mod.requests.get"}, "pkg.other", ("requests.get",), False),
+        ({"pkg.mod.get"}, "pkg.mod", ("get",), True),
+        ({"requests.get"}, "anything", ("requests.get",), True),
+        ({"mod.requests.get"}, "", ("requests.get",), False),
+        ({"pkg.mod.requests.get"}, "mod", ("requests.get",), True),  # module name known only by its file
+        (set(), "pkg.mod", ("requests.get",), False),
+    ],
+)
+def test_is_patched(patched: set, module: str, names: tuple, expected: bool) -> None:
+    assert FixFacts(patched=frozenset(patched), module=module).is_patched(*names) is expected
+
+
+def test_moves_follow_the_config_and_unsafe_wins_a_tie() -> None:
+    facts = FixFacts(extend_safe=("HTP1",), extend_unsafe=("HTP101",))
+    assert facts.moves("HTP103", "unsafe") == "safe"
+    assert facts.moves("HTP101", "unsafe") == "unsafe"
+    assert facts.moves("HTP101", "safe") == "unsafe"
+    assert facts.moves("HTP203", "safe") == "safe"
+    assert facts.moves("HTP401", "none") == "none"
+
+
+def test_project_root_module_name_and_gathered_patches(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\ndependencies = ['requests>=2.32.3']\n")
+    package = tmp_path / "src" / "pkg"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "mod.py").write_text("import requests\n")
+    tests = tmp_path / "tests"
+    tests.mkdir()
+    (tests / "test_mod.py").write_text('from unittest import mock\n\n@mock.patch("pkg.mod.requests.get")\ndef t(m): pass\n')
+    (tests / "broken.py").write_text("mock.patch(\n")  # passed over, not fatal
+    assert find_project_root(str(package / "mod.py")) == str(tmp_path)
+    assert module_name(str(package / "mod.py")) == "pkg.mod"
+    facts = gather_fix_facts(str(tmp_path))
+    assert "pkg.mod.requests.get" in facts.patched
+    assert facts.requests_232
+
+
+@pytest.mark.parametrize(
+    "requirements, expected",
+    [("requests>=2.32\n", True), ("requests==2.31.0\n", False), ("requests\n", False), ("httpx\n", False),
+     ("requests>=2.32\nrequests[socks]>=2.28\n", False)],
+)
+def test_requests_pin(tmp_path: Path, requirements: str, expected: bool) -> None:
+    (tmp_path / "requirements.txt").write_text(requirements)
+    assert pins_requests_232(str(tmp_path)) is expected
+
+
+def test_each_file_gets_its_own_projects_patches(tmp_path: Path) -> None:
+    """Two projects in one folder: one's test patch of `requests.get` must not hold back the other's fix."""
+    from cli_support import run_cli
+
+    loop = "import requests\n\nfor url in URLS:\n    requests.get(url)\n"
+    for name in ("patched", "plain"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "setup.py").write_text("")
+        (tmp_path / name / "client.py").write_text(loop)
+    (tmp_path / "patched" / "test_client.py").write_text('from unittest import mock\nmock.patch("requests.get")\n')
+    result = run_cli(["fix", "--isolated", "--unsafe-fixes", "."], cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "patched" / "client.py").read_text() == loop  # report only: the tests patch requests.get
+    assert "session.get(url)" in (tmp_path / "plain" / "client.py").read_text()

@@ -191,7 +191,7 @@ def _use_expression(spec: ProgramSpec, call: str) -> str:
     if use == "text":
         return f"{call}.text"
     if use == "iter_lines":
-        return f"list({call}.iter_lines())"
+        return f"tuple({call}.iter_lines())"  # hashable, for a set comprehension
     return f"{call}.status_code"
 
 

@@ -78,76 +78,13 @@ BEHAVIOUR = "behaviour"
 CLEAN = "clean"
 
 # -- today's expected failures: (program, test) -> what RULES.md requires that the fix does not yet do -------
-_HTP101_SAFE = "HTP101 is unsafe (a session keeps cookies and reuses kept-alive connections): `fix` still applies it"
-_HTP201_SAFE = "HTP201 is unsafe (a broken transfer leaves a partial file): `fix` still applies it"
-_SHADOWED = ("a function-local `import requests` must keep its scope (or the fix is not offered): `fix` adds a "
-             "module-level `import requests` that the local one shadows")
 KNOWN_FAILURES: Dict[Tuple[str, str], str] = {
-    ("aiohttp_loop_plain", BEHAVIOUR): _HTP101_SAFE,
-    ("cert_mixed_loop_pinned", BEHAVIOUR): _HTP101_SAFE,
-    ("cert_mixed_loop_requests", BEHAVIOUR):
-        "HTP101 is report only for a loop mixing cert=/verify= on a requests not pinned >= 2.32: `fix` rewrites it",
-    ("client_per_request_call_without_loop", BEHAVIOUR):
-        "HTP104 is not offered where a call site has no loop or gather: --unsafe-fixes adds the parameter",
     ("client_per_request_public_method", BEHAVIOUR):
-        "check does not report HTP104: the loop calling CatalogClient.product is in another module (sync.py)",
-    ("cookies_login_loop_requests", BEHAVIOUR): _HTP101_SAFE,
-    ("cookies_per_call_aiohttp", BEHAVIOUR): "HTP101 is report only with per-call cookies=: `fix` rewrites it",
-    ("cookies_per_call_grequests", BEHAVIOUR): "HTP101 is report only with per-call cookies=: `fix` rewrites it",
-    ("cookies_per_call_httpx", BEHAVIOUR): "HTP101 is report only with per-call cookies=: `fix` rewrites it",
-    ("cookies_per_call_requests", BEHAVIOUR): "HTP101 is report only with per-call cookies=: `fix` rewrites it",
-    ("cosmetics_continuation_lines", BEHAVIOUR): _HTP101_SAFE,
-    ("cosmetics_continuation_lines", CLEAN):
-        "continuation lines stay aligned: after `requests.get(` becomes `session.get(` the next line is E127",
-    ("download_append_retry", BEHAVIOUR): "HTP201 is not offered for a file opened in append mode: `fix` streams it",
-    ("download_broken_skip_existing_aiohttp", BEHAVIOUR): _HTP201_SAFE,
-    ("download_broken_skip_existing_httpx", BEHAVIOUR): _HTP201_SAFE,
-    ("download_broken_skip_existing_requests", BEHAVIOUR): _HTP201_SAFE,
-    ("download_broken_skip_existing_urllib", BEHAVIOUR): _HTP201_SAFE,
-    ("download_complete_requests", BEHAVIOUR): _HTP201_SAFE,
-    ("dropped_keepalive_httpx", BEHAVIOUR): _HTP101_SAFE,
-    ("dropped_keepalive_requests", BEHAVIOUR): _HTP101_SAFE,
-    ("grequests_map_loop", BEHAVIOUR): _HTP101_SAFE,
-    ("hot_async_blocking", CLEAN):
-        "a fix never hides another rule's finding: after HTP102's fix, `_HTTP_SESSION.get` in the async def is "
-        "no longer reported as HTP403",
-    ("hot_function_with_inner_loop", BEHAVIOUR): _HTP101_SAFE,
-    ("hot_function_with_inner_loop", CLEAN):
-        "an HTP101 site in a hot function gets the hot function's fix or none: the Session written there is HTP104",
-    ("import_in_try_before_loop", BEHAVIOUR): _HTP101_SAFE + "; " + _SHADOWED + " (ImportError where requests is "
-                                              "missing)",
-    ("import_in_try_before_loop", CLEAN): _SHADOWED + " (pyflakes: unused import, redefinition)",
-    ("import_inside_loop", BEHAVIOUR): _HTP101_SAFE + "; " + _SHADOWED + ": UnboundLocalError on every call",
-    ("import_inside_loop", CLEAN): _SHADOWED + " (pyflakes: unused import, import shadowed by a loop variable)",
-    ("import_under_if_before_loop", BEHAVIOUR): _HTP101_SAFE + "; " + _SHADOWED + ": UnboundLocalError offline",
-    ("import_under_if_before_loop", CLEAN): _SHADOWED + " (pyflakes: unused import, redefinition)",
-    ("late_patch_after_sys_path", BEHAVIOUR):
-        "HTP402 never moves the patch above a statement that is not an import: `fix` moves it above "
-        "sys.path.insert(...) and imports another gevent",
-    ("late_patch_after_sys_path", CLEAN):
-        "fixed code passes flake8 where the original did: the imports below the moved patch become E402",
+        "check does not report HTP104: the loop calling CatalogClient.product is in another module (sync.py); "
+        "whole-project analysis is issue 12",
     ("late_patch_imports_only", CLEAN):
-        "fixed code passes flake8 where the original did: the imports below the moved patch become E402",
-    ("mock_patch_module_path", BEHAVIOUR):
-        "HTP101 is report only where the project patches the rewritten name (mock.patch(\"shop.prices.requests.get\"))",
-    ("mock_patch_object_from_import", BEHAVIOUR):
-        "HTP101 is report only where the project patches the rewritten name (patch.object(inventory, \"get\")); "
-        "`fix` also removes `from requests import get`, the attribute the test patches",
-    ("monkeypatch_httpx_get", BEHAVIOUR):
-        "HTP101 is report only where the project patches the rewritten name (monkeypatch.setattr(httpx, \"get\"))",
-    ("optional_import_hot_function", BEHAVIOUR):
-        "where requests is imported optionally the fix uses that import's scope or is not offered: "
-        "`_HTTP_SESSION = requests.Session()` raises NameError at import where requests is missing",
-    ("startup_wrapper_requests_get", BEHAVIOUR):
-        "HTP101 is report only where the project wraps the rewritten name (`requests.get = wrapper`)",
-    ("stream_iter_content_none", BEHAVIOUR):
-        "HTP202 at iter_content(chunk_size=None) is unsafe (declared, applied with --unsafe-fixes): "
-        "`fix` does not offer it at all",
-    ("stream_iter_lines_crlf", BEHAVIOUR): "HTP202 at iter_lines() is unsafe: `fix` still applies it",
-    ("stream_iterators_stored", BEHAVIOUR):
-        "HTP202 is report only where the iterator escapes (stored in a list): `fix` rewrites it",
-    ("stub_response_download", BEHAVIOUR):
-        "HTP201 is not offered where a stub may stand for the response: `fix` makes the stubbed request a `with`",
+        "moving the patch above the imports (RULES.md's HTP402 fix) makes every import below it pycodestyle E402; "
+        "no placement of a call before imports avoids it",
 }
 
 

@@ -158,6 +158,8 @@ def client_created_in_loop(analysis: "Analysis") -> Iterator[Hit]:
             and not ctx.deferred
             and not _uses_loop_names(call, loops[0] if loops else loop_stmt)
             and not (handle is not None and _configured_in(handle, loop_stmt))
+            # Hoisted inside a function that runs many times, the client would be made per call: HTP104.
+            and not (ctx.func is not None and ctx.func in analysis.hot)
         )
         details = _construction_details(qual, ctx, fate)
         details.update(loop=span(loop_stmt), hoistable=hoistable)
@@ -189,6 +191,8 @@ def client_per_request(analysis: "Analysis") -> Iterator[Hit]:
             hot_reason=hot[func],
             all_uses_are_calls=_all_uses_are_calls(analysis, func, callers),
             calls=[span(site.node) for site in callers],
+            # A client written around such a call runs per call of its own hot function: HTP104 again.
+            hot_calls=[span(site.node) for site in callers if site.ctx.func is not None and site.ctx.func in hot],
         )
         yield Hit(call, {"client": _client_name(qual), "function": func.qualname, "reason": hot[func]}, details)
 

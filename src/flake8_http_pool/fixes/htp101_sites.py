@@ -405,6 +405,30 @@ def report_only_reason(calls: Sequence[Tuple[str, str, ast.Call]], facts: FixFac
     return None
 
 
+def reads_response_cookies(index: "_Index", call: ast.Call) -> bool:
+    """Whether the program reads the cookies the server set on this response (`requests.get(u).cookies`, or
+    `r = requests.get(u)` then `r.cookies` in the same scope). Through a shared session the jar sends the
+    earlier cookies back, and a server that sees them sets none again: code that fetches a fresh cookie this way
+    (a login, a consent or tracking cookie) gets an empty jar (report only)."""
+    parent = index.parents.get(call)
+    if isinstance(parent, ast.Attribute) and parent.attr == "cookies":
+        return True
+    names: Set[str] = set()
+    if isinstance(parent, ast.Assign) and parent.value is call:
+        names = {t.id for t in parent.targets if isinstance(t, ast.Name)}
+    elif isinstance(parent, ast.AnnAssign) and parent.value is call and isinstance(parent.target, ast.Name):
+        names = {parent.target.id}
+    elif isinstance(parent, ast.withitem) and isinstance(parent.optional_vars, ast.Name):
+        names = {parent.optional_vars.id}
+    if not names:
+        return False
+    return any(
+        isinstance(node, ast.Attribute) and node.attr == "cookies" and isinstance(node.value, ast.Name)
+        and node.value.id in names
+        for node in ast.walk(index.scope_of(call))
+    )
+
+
 def _no_inner(qualname: str) -> Tuple[str, ...]:
     return ()
 
@@ -654,6 +678,8 @@ def plan_loop_wraps(findings: Sequence[Finding], tree: ast.Module, lines: Sequen
         statement = index.statements[loop]
         if report_only_reason(in_loop.get(loop, []), facts) is not None:
             continue
+        if any(reads_response_cookies(index, call) for _, _, call in in_loop.get(loop, [])):
+            continue
         module, class_name = _CONSTRUCTORS[library]
         module_name, must_import = _module_binding(index, module, statement, in_order=True)
         if module_name is None:
@@ -725,7 +751,7 @@ def plan_shared_sessions(findings: Sequence[Finding], tree: ast.Module, lines: S
             continue
         call = index.calls.get((finding.line, finding.col, finding.end_line, finding.end_col))
         if call is not None:
-            if report_only_reason([(library, qualname, call)], facts) is not None:
+            if report_only_reason([(library, qualname, call)], facts) is not None or reads_response_cookies(index, call):
                 continue
             if library in _TLS_FAMILIES and not facts.requests_232 and any(
                 kw.arg in _TLS_KEYWORDS for kw in call.keywords

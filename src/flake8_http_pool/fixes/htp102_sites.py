@@ -14,7 +14,7 @@ from ..finding import Finding
 from ..fix_facts import NO_FACTS, FixFacts
 from ..bindings import dotted_name
 from ..libraries import unpooled_family
-from .htp101_sites import ImportRef, _arguments_fit, _import_refs, _Index, _module_binding
+from .htp101_sites import ImportRef, _arguments_fit, _import_refs, _Index, _module_binding, reads_response_cookies
 from .positions import Span, char_span
 
 _MAX_LINE = 79  # pycodestyle's default (E501)
@@ -230,7 +230,7 @@ def plan_shared_clients(findings: Sequence[Finding], tree: ast.Module, lines: Se
         if facts.is_patched(dotted_name(func) or "", str(details.get("qualname", ""))):
             continue
         if call is not None:
-            if not _arguments_fit(library, verb, call):
+            if not _arguments_fit(library, verb, call) or reads_response_cookies(index, call):
                 continue
             groups.setdefault(library, []).append((finding, call))
         elif details.get("passed") and _passed_fits(index, library, verb, finding):

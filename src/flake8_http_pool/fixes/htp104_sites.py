@@ -302,7 +302,8 @@ def plan_client_parameters(
         base_name = base.id if isinstance(base, ast.Name) else ""
 
         targets: Dict[ast.stmt, List[ast.Call]] = {}
-        ok = bool(details.get("calls"))
+        # Fixed code is clean code: a caller that is itself hot would get a client per call (HTP104 again).
+        ok = bool(details.get("calls")) and not details.get("hot_calls")
         for call_span in details.get("calls") or ():
             use = index.calls.get(tuple(call_span))  # type: ignore[arg-type]
             caller = index.scope_of(use) if use is not None else None

@@ -22,6 +22,8 @@ CONSUMERS = frozenset(
     {"list", "tuple", "set", "frozenset", "dict", "sorted", "sum", "min", "max", "any", "all", "join", "next",
      "copyfileobj", "writelines", "write", "len", "bytes", "bytearray"}
 )
+# Calls that return a lazy iterator over their argument, keeping it only as long as that iterator lives.
+_LAZY_WRAPPERS = frozenset({"enumerate", "zip", "map", "filter", "iter", "islice", "chain", "takewhile", "dropwhile"})
 # `r.raw.<method>()` returns data read from the body, not something that reads it later.
 _RAW_READS = frozenset({"read", "read1", "readline", "readlines", "readinto", "tell", "close", "release_conn"})
 # Modules whose `open(path, mode)` takes the mode second; any other `X.open(mode)` (a `Path`) takes it first.
@@ -214,6 +216,9 @@ def iterator_escapes(parents: Mapping[ast.AST, ast.AST], node: ast.expr) -> bool
         if isinstance(parent, ast.Call):
             if parent.func is node:
                 node = parent  # a method of the iterator (`raw.stream(1024)`) may give another one
+                continue
+            if any(a is node for a in parent.args) and callee_name(parent.func) in _LAZY_WRAPPERS:
+                node = parent  # `enumerate(r.iter_lines())`: an iterator over it; where does that go?
                 continue
             return not any(a is node for a in parent.args) or callee_name(parent.func) not in CONSUMERS
         if isinstance(parent, ast.comprehension):

@@ -10,7 +10,7 @@ RULE = Rule(
     message="{call}() {where} opens a new connection (and TLS handshake) for every request; {remedy}",
     fix=FIX_UNSAFE,
     fix_sites=(
-        "report only where a call in the loop passes `cookies=`, where the loop mixes `verify=` / `cert=` values and requests is not pinned at 2.32 or newer, where the project patches or wraps the rewritten name, where the library's import would not bind the name before the new `with`, and for `urlopen`; a loop inside a function that runs many times gets HTP102's fix"
+        "report only where a call in the loop passes `cookies=` or its response's cookies are read, where the loop mixes `verify=` / `cert=` values and requests is not pinned at 2.32 or newer, where the project patches or wraps the rewritten name, where the library's import would not bind the name before the new `with`, and for `urlopen`; a loop inside a function that runs many times gets HTP102's fix"
     ),
     fix_title="Create one {client} around the loop and call through it",
     check=connections.unpooled_call_in_loop,
@@ -90,6 +90,8 @@ program:
 
 - a call in the loop passes its own `cookies=`: the jar's cookie of the same name would go out with every
   later request, so a loop over users would keep acting as the first one;
+- the program reads a response's cookies (`requests.post(...).cookies`, `r.cookies` of a response bound in
+  the same scope): the jar would send the first cookie back, and a server that sees it sets no new one;
 - the loop's requests calls pass `verify=` / `cert=` values that differ between calls or are not literals,
   unless the project pins requests at 2.32 or newer;
 - the project patches or wraps a name the fix rewrites: `mock.patch("pkg.mod.requests.get")`,

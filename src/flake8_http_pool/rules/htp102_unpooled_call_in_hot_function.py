@@ -10,7 +10,7 @@ RULE = Rule(
     message="{call}() in {function}(), which runs many times ({reason}), opens a new connection on every call; {remedy}",
     fix=FIX_UNSAFE,
     fix_sites=(
-        'report only where the project patches or wraps the rewritten name, or where the library is imported optionally or only inside functions'
+        "report only where the project patches or wraps the rewritten name, where the response's cookies are read, or where the library is imported optionally or only inside functions"
     ),
     fix_title="Share one module-level {client}",
     check=connections.unpooled_call_in_hot_function,
@@ -80,6 +80,9 @@ safe to use from several threads at once. Review that the calls carry no per-use
 keep one session per thread (`threading.local`) where threads share the module.
 
 Report only (no fix offered):
+- the program reads the response's cookies (`requests.get(u).cookies`, `r.cookies` of a response bound in the
+  same scope): code that fetches a fresh cookie per call would get the shared jar's old one sent back, and a
+  server that sees it sets none;
 - the library is imported lazily (only inside a function) or optionally (`try: import requests except
   ImportError: ...`, under an `if`): a module-level client would raise where the program used to start
   without the library;

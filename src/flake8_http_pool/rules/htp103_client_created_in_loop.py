@@ -10,7 +10,7 @@ RULE = Rule(
     message="{client}() created in a loop opens a new connection pool every iteration; create it once, before the loop",
     fix=FIX_UNSAFE,
     fix_sites=(
-        "report only where the constructor's arguments use a name bound in the loop, the loop sets the client's auth, headers, cookies or adapters, or a client of the same library is already open around the loop"
+        "report only where the constructor's arguments use a name bound in the loop, the loop sets the client's auth, headers, cookies or adapters, or a client of the same library is already open around the loop, or the loop is in a function that runs many times (hoisted there, the client would be made per call: HTP104)"
     ),
     fix_title="Create the client once, before the loop",
     check=connections.client_created_in_loop,
@@ -64,6 +64,9 @@ Report only (no fix offered):
 - a client of the same library is already open around the loop (an enclosing `with requests.Session()`, or
   `s = requests.Session()` earlier in the function): the hoisted client would be a second pool nested in it;
 - the constructor's arguments use a name the loop binds, or the loop configures, closes or rebinds the client;
+- the loop is in a function that runs many times: the hoisted client would still be one per call of that
+  function, which HTP104 reports; fixed code must be clean code, so the site waits for a fix that moves the
+  client out of the function;
 - the loop is a comprehension, or the client is made in a nested function, or by anything but a
   `with C() as s:` item or a plain `s = C()` in the loop's own body.
 

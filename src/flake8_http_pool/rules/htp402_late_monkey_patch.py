@@ -56,7 +56,10 @@ Report only (no fix offered):
 - the patch is inside a function or under an `if` (it runs when its author chose), has arguments that are
   not literals, or shares its line with another statement.
 
-Comments on or above the moved lines move with them.""",
+Comments on or above the moved lines move with them. The imports below the moved call are then what
+pycodestyle calls E402 (module level import not at top of file): that is the point of the move, and gevent's
+own docs put the patch first for the same reason; add `E402` to the ignores of such a module (or
+`# noqa: E402` on its imports), since no placement of a call before the imports avoids it.""",
     options="",
     references=(
         "https://www.gevent.org/api/gevent.monkey.html",

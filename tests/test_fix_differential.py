@@ -449,13 +449,9 @@ def _problems_message(kind: str, examples: List[Example]) -> str:
 
 # Kinds of behaviour change the fixes are known to make today; each marker goes when the fix engineers land the
 # fix for it (strict: the test then passes, and pytest reports the marker as stale).
-KNOWN_CHANGES: Dict[str, str] = {
-    "unsafe: raises NameError": "HTP101's fix writes `with requests.Session()` in a function of a module that "
-                                "imports the library only under an `if` at module level (`if URLS: import "
-                                "requests`): where the branch did not run, the name is undefined and the function "
-                                "raises NameError even for an empty loop (RULES.md, Fix safety, Imports; the same "
-                                "loop at module level is report-only already)",
-}
+# Kinds of behaviour change the fix still makes, each with what RULES.md requires (strict: a pass fails).
+# The last one, `if URLS: import requests` at module level with the loop in a function (NameError), is gone.
+KNOWN_CHANGES: Dict[str, str] = {}
 
 
 @pytest.mark.parametrize("kind", [

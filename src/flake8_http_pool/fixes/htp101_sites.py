@@ -251,6 +251,18 @@ def dominates(index: _Index, first: ast.stmt, statement: ast.stmt, scope: ast.AS
     return False
 
 
+def _runs_on_import(index: _Index, stmt: ast.stmt) -> bool:
+    """Whether a module-level import surely runs when the module is imported: a statement of the module's body,
+    or in a `try` of it whose every handler leaves. One under an `if` (or a `try` that goes on without it) may
+    leave the name unbound, and a client written where the original only called through it would raise."""
+    holder = index.parents.get(stmt)
+    if isinstance(holder, ast.Try) and stmt in holder.body and holder.handlers and all(
+        handler.body and isinstance(handler.body[-1], _LEAVES) for handler in holder.handlers
+    ):
+        stmt = holder
+    return any(item is stmt for item in index.tree.body)
+
+
 def _module_binding(
     index: _Index, module: str, statement: ast.stmt, in_order: bool = False
 ) -> Tuple[Optional[str], bool]:
@@ -303,6 +315,8 @@ def _module_binding(
                 name = alias.asname or module
                 if in_order and not enclosing and not dominates(index, stmt, statement, index.tree):
                     continue
+                if enclosing and not _runs_on_import(index, stmt):
+                    continue  # `if URLS: import requests`: a function's new client would raise NameError
                 if usable(name):
                     return name, False
     if module in _LIBRARY_MODULES and not imports_unconditionally(index.tree, module):

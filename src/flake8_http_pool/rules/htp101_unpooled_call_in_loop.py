@@ -107,7 +107,9 @@ program:
   loop would raise `UnboundLocalError` on every call, even for an empty loop. An import that comes first in
   the same block (or an enclosing one), or in a `try` whose every handler leaves (`except ImportError:
   return None`), is used: the `with` goes after it. A loop at module level likewise
-  needs an import that surely ran before it (not one under an `if` or `try` above it);
+  needs an import that surely ran before it (not one under an `if` or `try` above it), and a loop in a
+  function needs a module-level import that surely ran when the module was imported (`if URLS: import
+  requests` leaves the name unbound when the branch did not run: the new `with` would raise `NameError`);
 - the module imports the library only optionally (`try: import requests except ImportError: ...`) or lazily
   and the fix would need a module-level import: one is added only where the module already imports the
   library unconditionally at module level.

@@ -7,6 +7,7 @@ from typing import FrozenSet, List, NamedTuple, Optional, Sequence, Tuple
 from .discovery import DEPENDENCIES
 from .engine import analyze, may_have_findings
 from .finding import Finding
+from .noqa import unsuppressed
 from .options import Options
 from .source_files import SourceError, decode_source, parse_source, read_bytes
 
@@ -61,7 +62,8 @@ def check_file(path: str, kind: str, options: Options, codes: FrozenSet[str]) ->
         return FileResult(path, error="cannot check: nested too deeply")
     except Exception as error:  # an engine bug must cost one file, not the run
         return FileResult(path, error=f"internal error while checking ({type(error).__name__}: {error})")
-    wanted = [f for f in found if f.code in codes]
+    # `# noqa` as flake8 honours it; dependency files have no tokens, so their physical line is searched.
+    wanted = unsuppressed([f for f in found if f.code in codes], text, python=kind != DEPENDENCIES)
     return FileResult(path, tuple(_locate(wanted, text)))
 
 

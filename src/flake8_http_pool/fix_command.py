@@ -192,12 +192,13 @@ def _unhandled_sites(text: str, options: Options, codes: FrozenSet[str], unsafe:
     """
     from .engine import analyze
     from .fixing import planned_fixes
+    from .noqa import unsuppressed
     from .source_files import parse_source
 
     left = planned_fixes(text, options, codes, unsafe, filename=path, facts=facts).applied
     if not left:
         return None
-    findings = analyze(parse_source(text, path), options, codes=set(left), source=text)
+    findings = unsuppressed(analyze(parse_source(text, path), options, codes=set(left), source=text), text)
     sites = ", ".join(f"{f.code} at line {f.line}" for f in findings) or ", ".join(sorted(left))
     return f"{sites}: not fixed (the fix cannot handle a form feed at the start of a line); fix by hand"
 

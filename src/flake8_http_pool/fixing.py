@@ -15,6 +15,7 @@ from typing import Iterable, List, NamedTuple, Optional, Sequence, Set, Tuple
 
 from .engine import analyze, may_have_findings
 from .finding import Finding
+from .noqa import unsuppressed
 from .fix_facts import NO_FACTS, FixFacts
 from .fixes import FIXES, Fix
 from .fixes.positions import source_lines
@@ -253,7 +254,8 @@ def _analyse(text: str, options: Options, selected: Optional[Set[str]],
     """The tree and the engine's findings, or why the text cannot be analysed."""
     try:
         tree = parse_source(text, filename)
-        return tree, analyze(tree, options, codes=selected, source=text)
+        # A site flake8 would not report is not fixed either, and does not count as an unsafe fix left.
+        return tree, unsuppressed(analyze(tree, options, codes=selected, source=text), text)
     except SourceError as error:
         return error.reason
     except RecursionError:

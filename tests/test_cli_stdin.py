@@ -87,7 +87,8 @@ def test_fix_dash_prints_the_fixed_source_and_writes_nothing(tmp_path: Path) -> 
     assert list(tmp_path.iterdir()) == []
     unchanged = run_cli(["fix", "--isolated", "-"], cwd=tmp_path, stdin="import requests\n")
     assert (unchanged.returncode, unchanged.stdout) == (0, "import requests\n")
-    check = run_cli(["fix", "--isolated", "--unsafe-fixes", "--check", "--stdin-filename", "m.py", "-"], cwd=tmp_path, stdin=LOOP)
+    check = run_cli(["fix", "--isolated", "--unsafe-fixes", "--check", "--stdin-filename", "m.py", "-"],
+                    cwd=tmp_path, stdin=LOOP)
     assert check.returncode == 1 and check.stdout == "would fix m.py (HTP101: 1)\n"
     diff = run_cli(["fix", "--isolated", "--unsafe-fixes", "--diff", "-"], cwd=tmp_path, stdin=LOOP)
     assert diff.stdout.startswith("--- stdin\n+++ stdin\n")
@@ -126,4 +127,5 @@ def test_files_from_a_file_with_bad_entries_reports_each_and_checks_the_rest(tmp
     assert fix.returncode == 2
     assert (tmp_path / "a.py").read_text() == FIXED and (tmp_path / "b.py").read_text() == FIXED
     gone = run_cli(["check", "--isolated", "--files-from", "nope.txt"], cwd=tmp_path)
-    assert gone.returncode == 2 and gone.stderr == "nope.txt: error: cannot read the file list: no such file or directory\n"
+    assert gone.returncode == 2
+    assert gone.stderr == "nope.txt: error: cannot read the file list: no such file or directory\n"

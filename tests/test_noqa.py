@@ -190,3 +190,14 @@ def test_a_suppressed_site_is_not_counted_as_an_unsafe_fix_left(tmp_path: Path) 
     assert result.returncode == 0, result.stderr
     assert result.stdout == ""
     assert "unsafe" not in result.stderr, result.stderr
+
+
+def test_a_suppressed_call_beside_a_fixed_one_is_left_as_written(tmp_path: Path) -> None:
+    source = ("import requests\n\n\ndef f(urls):\n    for u in urls:\n        requests.get(u)\n"
+              "        requests.post(u)  # noqa: HTP101\n")
+    (tmp_path / "mod.py").write_text(source)
+    result = run_cli(["fix", "--isolated", "--unsafe-fixes", "--no-progress", tmp_path / "mod.py"])
+    assert result.returncode == 0, result.stderr
+    fixed = (tmp_path / "mod.py").read_text()
+    assert "session.get(u)" in fixed
+    assert "            requests.post(u)  # noqa: HTP101\n" in fixed

@@ -1,7 +1,11 @@
 """The `flake8-http-pool` command: `check`, `rules` and `explain` subcommands, and the exit codes.
 
-Exit codes: 0 nothing found, 1 findings, 2 a usage error or a file that could not be checked (each such file
-gets one `path: error: reason` line on stderr, and the other files are still checked).
+Exit codes: 0 nothing found, 1 findings, 2 a usage error or a file that could not be checked: a source Python
+refuses gets flake8's `path:line:col: E999 SyntaxError: ...` line on stdout with the findings (text format), a
+file that cannot be read one `path: error: reason` line on stderr; the other files are still checked.
+
+`-` among the paths is the source on standard input (shown as `stdin`, or `--stdin-filename`'s name); a list
+of paths comes with `--files-from FILE` (`-`: standard input).
 """
 
 from __future__ import annotations

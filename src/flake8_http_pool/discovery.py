@@ -6,7 +6,7 @@ import errno
 import fnmatch
 import os
 import stat
-from typing import Callable, Iterable, Iterator, List, NamedTuple, Optional, Sequence, Set, TextIO, Tuple
+from typing import Callable, Iterable, Iterator, List, NamedTuple, Optional, Set, TextIO, Tuple
 
 # Folders that never hold the project's own code (a virtual environment is recognised by its pyvenv.cfg).
 SKIPPED_DIRECTORIES = frozenset({".git", "__pycache__", "build", "dist", ".tox", ".nox", "node_modules"})

@@ -1,11 +1,13 @@
 """The `fix` subcommand: discover files as `check` does, fix each (in worker processes), write, diff or check.
 
 Exit codes: 0 done (or nothing to change), 1 with `--check` when a file would change, 2 a usage error or a
-file that could not be processed (each gets one `path: error: reason` line; the others are still fixed),
+file that could not be processed (each gets one line on stderr, `path: error: reason`, or for a source Python
+refuses flake8's `path:line:col: E999 SyntaxError: ...`; the others are still fixed),
 128 + N when stopped by signal N (SIGINT, SIGTERM, SIGHUP), with no file half-written.
 
 Each file has a root it may not be written outside of: the directory argument a walk found it in, or the
-working directory for a file named on the command line or in the `-` list (see `writing.locate`).
+working directory for a file named on the command line or in the --files-from list (see `writing.locate`).
+`fix -` fixes the source on standard input and prints it (see `_fix_stdin`).
 """
 
 from __future__ import annotations

@@ -1,8 +1,13 @@
-"""Bad input: one `path: error: reason` line each, exit 2, no traceback, and the good files still reported."""
+"""Bad input: one error line each, exit 2, no traceback, and the good files still reported.
+
+A source Python refuses gets flake8's shape on stdout (`path:2:6: E999 SyntaxError: ...`), with the findings; a
+file that cannot be read gets `path: error: reason` on stderr.
+"""
 
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -40,9 +45,10 @@ def test_bad_file_gives_one_error_line_and_the_good_file_is_reported(tmp_path, k
     for jobs in ("1", "2"):
         result = _check(tmp_path, "--jobs", jobs)
         assert result.returncode == 2
-        lines = result.stderr.splitlines()
-        assert len(lines) == 1 and lines[0].startswith(f"./{kind}.py: error: "), result.stderr
-        assert result.stdout.startswith("./good.py:3:5: HTP101")
+        assert result.stderr == ""
+        lines = [line for line in result.stdout.splitlines() if line.startswith(f"./{kind}.py:")]
+        assert len(lines) == 1 and re.match(rf"\./{kind}\.py:\d+:\d+: E999 \w+Error: \S", lines[0]), result.stdout
+        assert any(line.startswith("./good.py:3:5: HTP101") for line in result.stdout.splitlines())
 
 
 def test_all_bad_files_at_once(tmp_path):
@@ -51,8 +57,10 @@ def test_all_bad_files_at_once(tmp_path):
         (tmp_path / f"{kind}.py").write_bytes(data)
     result = _check(tmp_path)
     assert result.returncode == 2
-    assert sorted(line.split(":")[0] for line in result.stderr.splitlines()) == sorted(f"./{k}.py" for k in BAD_FILES)
-    assert result.stdout.startswith("./good.py:3:5: HTP101")
+    assert result.stderr == ""
+    errors = [line.split(":")[0] for line in result.stdout.splitlines() if " E999 " in line]
+    assert sorted(errors) == sorted(f"./{k}.py" for k in BAD_FILES)
+    assert "./good.py:3:5: HTP101" in result.stdout
 
 
 def test_the_3000_term_sum_is_refused_by_ast_parse_itself():
@@ -96,7 +104,7 @@ def test_unreadable_file(tmp_path):
 def test_unreadable_path_in_the_list(tmp_path):
     # A path that cannot be opened even by root: a file "inside" a regular file.
     _good(tmp_path)
-    result = run_cli(["check", "--isolated", "-"], cwd=tmp_path, stdin="good.py\ngood.py/inner.py\n")
+    result = run_cli(["check", "--isolated", "--files-from", "-"], cwd=tmp_path, stdin="good.py\ngood.py/inner.py\n")
     assert_no_traceback(result)
     assert result.returncode == 2
     assert result.stderr == "good.py/inner.py: error: not a directory\n"
@@ -130,8 +138,23 @@ def test_files_that_name_no_http_library_are_still_parsed(tmp_path):
     (tmp_path / "plain.py").write_text("def f(:\n")
     (tmp_path / "nul.py").write_bytes(b"x = 1\x00\n")
     result = _check(tmp_path)
-    assert sorted(result.stderr.splitlines()) == [
-        "./nul.py: error: contains a NUL byte (line 1)",
-        "./plain.py: error: syntax error at line 1, column 7: invalid syntax",
-    ]
+    assert result.stderr == ""
+    nul, plain = sorted(result.stdout.splitlines())
+    assert nul == "./nul.py:1:1: E999 SyntaxError: source contains a NUL byte"
+    assert re.match(r"\./plain\.py:1:\d+: E999 SyntaxError: ", plain), plain  # the column is the parser's
     assert result.returncode == 2
+
+
+def test_a_syntax_error_is_where_flake8_puts_its_e999(tmp_path):
+    from conftest import run_flake8
+
+    sources = {"never_closed.py": "import requests\nx = (1,\ny = 2 2\n", "indent.py": "import requests\n  x = 1\n",
+               "plain.py": "def f(:\n", "late.py": "import requests\n\n\ndef g():\n    return [1,, 2]\n"}
+    for name, text in sources.items():
+        (tmp_path / name).write_text(text)
+    ours = _check(tmp_path)
+    flake8 = run_flake8(sorted(tmp_path.iterdir()), "--select", "E999")
+    assert ours.returncode == 2
+    expected = sorted(line.replace(str(tmp_path), ".") for line in flake8.stdout.splitlines())
+    assert len(expected) == len(sources)
+    assert sorted(ours.stdout.splitlines()) == expected

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from cli_support import assert_no_traceback, run_cli
@@ -75,7 +76,8 @@ def test_select_ignore_and_stdin_list(tmp_path: Path) -> None:
     _tree(tmp_path)
     ignored = run_cli(["fix", "--isolated", "--unsafe-fixes", "--check", "--ignore", "HTP101", "pkg"], cwd=tmp_path)
     assert ignored.returncode == 0, ignored.stderr
-    selected = run_cli(["fix", "--isolated", "--unsafe-fixes", "--check", "--select", "HTP1", "-"], cwd=tmp_path,
+    selected = run_cli(["fix", "--isolated", "--unsafe-fixes", "--check", "--select", "HTP1", "--files-from", "-"],
+                       cwd=tmp_path,
                        stdin="pkg/loop.py\npkg/plain.py\n")
     assert selected.returncode == 1, selected.stderr
     assert "2 files scanned, 1 would change" in selected.stderr
@@ -88,8 +90,9 @@ def test_bad_files_are_reported_and_the_rest_fixed(tmp_path: Path) -> None:
     result = run_cli(["fix", "--isolated", "--unsafe-fixes", "--jobs", "2", "pkg", "missing.py"], cwd=tmp_path)
     assert_no_traceback(result)
     assert result.returncode == 2
-    assert "pkg/bad.py: error: syntax error at line 2" in result.stderr
-    assert "pkg/nul.py: error: contains a NUL byte" in result.stderr
+    # flake8's shape; the column is the parser's, which differs between Python versions.
+    assert re.search(r"^pkg/bad\.py:2:\d+: E999 SyntaxError: ", result.stderr, re.M), result.stderr
+    assert "pkg/nul.py:1:1: E999 SyntaxError: source contains a NUL byte" in result.stderr
     assert "missing.py: error:" in result.stderr
     assert "skipped:" in result.stderr
     assert (tmp_path / "pkg" / "loop.py").read_text() == FIXED

@@ -206,7 +206,7 @@ def test_a_symlink_to_a_file_outside_the_root_is_skipped(tmp_path: Path) -> None
     (outside / "real.py").write_text(LOOP)
     (proj / "link.py").symlink_to(outside / "real.py")
     (proj / "linkdir").symlink_to(outside)
-    for args, stdin in (([*FIX, "link.py"], None), ([*FIX, "-"], "link.py\n"), ([*FIX, "linkdir/real.py"], None)):
+    for args, stdin in (([*FIX, "link.py"], None), ([*FIX, "--files-from", "-"], "link.py\n"), ([*FIX, "linkdir/real.py"], None)):
         result = run_cli(args, cwd=proj, stdin=stdin)
         assert_no_traceback(result)
         assert result.returncode == 2, result.stderr

@@ -7,6 +7,7 @@ from typing import FrozenSet, List, NamedTuple, Optional, Sequence, Tuple
 from .discovery import DEPENDENCIES
 from .engine import analyze, may_have_findings
 from .finding import Finding
+from .noqa import unsuppressed
 from .options import Options
 from .source_files import SourceError, decode_source, parse_source, read_bytes
 
@@ -29,6 +30,7 @@ class FileResult(NamedTuple):
     path: str
     findings: Tuple[Located, ...] = ()
     error: Optional[str] = None
+    where: Optional[Tuple[int, int]] = None  # set for a source error in flake8's shape (see SourceError)
 
 
 def mentions_a_library(data: bytes) -> bool:
@@ -40,6 +42,14 @@ def check_file(path: str, kind: str, options: Options, codes: FrozenSet[str]) ->
     """Check one file; never raises for anything the file holds (bad bytes, bad syntax, deep nesting)."""
     try:
         data = read_bytes(path)
+    except SourceError as error:
+        return FileResult(path, error=error.reason, where=error.where)
+    return check_source(path, data, kind, options, codes)
+
+
+def check_source(path: str, data: bytes, kind: str, options: Options, codes: FrozenSet[str]) -> FileResult:
+    """Check a file's bytes (read from disk, or standard input shown as `path`); never raises for what they hold."""
+    try:
         # Decoding every file (not only those past the gate) is what lets undecodable and NUL-holding files
         # be reported; it costs about as little as the gate itself.
         text = decode_source(data)
@@ -56,12 +66,13 @@ def check_file(path: str, kind: str, options: Options, codes: FrozenSet[str]) ->
             tree = parse_source(text, path)
             found = analyze(tree, options, source=text)
     except SourceError as error:
-        return FileResult(path, error=error.reason)
+        return FileResult(path, error=error.reason, where=error.where)
     except (RecursionError, MemoryError):
-        return FileResult(path, error="cannot check: nested too deeply")
+        return FileResult(path, error="E999 SyntaxError: cannot check: nested too deeply", where=(1, 1))
     except Exception as error:  # an engine bug must cost one file, not the run
         return FileResult(path, error=f"internal error while checking ({type(error).__name__}: {error})")
-    wanted = [f for f in found if f.code in codes]
+    # `# noqa` as flake8 honours it; dependency files have no tokens, so their physical line is searched.
+    wanted = unsuppressed([f for f in found if f.code in codes], text, python=kind != DEPENDENCIES)
     return FileResult(path, tuple(_locate(wanted, text)))
 
 

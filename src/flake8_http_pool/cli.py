@@ -1,7 +1,11 @@
 """The `flake8-http-pool` command: `check`, `rules` and `explain` subcommands, and the exit codes.
 
-Exit codes: 0 nothing found, 1 findings, 2 a usage error or a file that could not be checked (each such file
-gets one `path: error: reason` line on stderr, and the other files are still checked).
+Exit codes: 0 nothing found, 1 findings, 2 a usage error or a file that could not be checked: a source Python
+refuses gets flake8's `path:line:col: E999 SyntaxError: ...` line on stdout with the findings (text format), a
+file that cannot be read one `path: error: reason` line on stderr; the other files are still checked.
+
+`-` among the paths is the source on standard input (shown as `stdin`, or `--stdin-filename`'s name); a list
+of paths comes with `--files-from FILE` (`-`: standard input).
 """
 
 from __future__ import annotations
@@ -10,7 +14,7 @@ import argparse
 import json
 import os
 import sys
-from typing import Any, Callable, Iterable, List, NamedTuple, Optional, Sequence, TextIO, Tuple
+from typing import Any, Callable, Iterable, Iterator, List, NamedTuple, Optional, Sequence, TextIO, Tuple
 
 from . import __version__
 from .options import Options, split_list
@@ -68,7 +72,12 @@ def build_parser() -> argparse.ArgumentParser:
 def add_scan_arguments(parser: argparse.ArgumentParser, verb: str) -> None:
     """The arguments `check` and `fix` share: what to scan, which codes, and the settings that feed `Options`."""
     parser.add_argument("paths", nargs="*", metavar="PATH", help="files or directories (default: .); "
-                        "`-` alone reads the list of paths from standard input, one per line")
+                        "`-` reads the source to check from standard input")
+    parser.add_argument("--stdin-filename", metavar="NAME",
+                        help="the path of the source read from `-`: shown in messages and used to find the "
+                        "config and project and to apply excludes (default: shown as `stdin`)")
+    parser.add_argument("--files-from", metavar="FILE",
+                        help="also read the paths to scan from FILE, one per line (`-`: standard input)")
     parser.add_argument("--select", type=_comma_list, metavar="CODES",
                         help=f"{verb} only these codes or prefixes (default: HTP)")
     parser.add_argument("--ignore", type=_comma_list, metavar="CODES", help=f"do not {verb} these codes or prefixes")
@@ -105,9 +114,38 @@ def scan_settings(args: argparse.Namespace) -> ScanSettings:
     from .selection import Selection, SelectionError
 
     try:
-        config = Config() if args.isolated else (load_config(args.config) if args.config else discover_config())
+        if args.isolated:
+            config = Config()
+        elif args.config:
+            config = load_config(args.config, require_table=True)
+        else:
+            config = discover_config(_config_start(args))
     except ConfigError as error:
+        if args.config and not args.isolated:
+            # Say what --config wants: people pass setup.cfg or .flake8 here out of flake8 habit.
+            raise UsageError(f"--config {error} (it wants a pyproject.toml with a [tool.flake8-http-pool] "
+                             "table)") from None
         raise UsageError(str(error)) from None
+    known = [rule.code for rule in ALL_RULES]
+    where = f" in {config.path}" if config.path else ""
+    # Each list is checked on its own so the message can say where the unknown code was written.
+    for option, values in (
+        ("--select", args.select), ("--ignore", args.ignore), ("--extend-select", args.extend_select),
+        (f"select{where}", config.select if args.select is None else None),
+        (f"ignore{where}", config.ignore if args.ignore is None else None),
+        (f"extend-select{where}", config.extend_select),
+    ):
+        if not values:
+            continue
+        try:
+            unknown = Selection(select=values).unknown(known)
+        except SelectionError as error:
+            raise UsageError(str(error).replace("--select", option, 1)) from None
+        if unknown:
+            # A selector that matches nothing would silently check nothing: refuse it, as ruff does.
+            raise UsageError(f"{option}: unknown rule selector{'s' if len(unknown) > 1 else ''} "
+                             f"{', '.join(unknown)} (this tool's codes are {known[0]}-{known[-1]}; "
+                             "see `flake8-http-pool rules`)")
     try:
         selection = Selection(
             select=args.select if args.select is not None else config.select,
@@ -142,16 +180,88 @@ def _positive_int(value: str) -> int:
 
 # -- check -------------------------------------------------------------------------------------------
 class _Errors:
-    """Files that could not be checked: printed at once, kept (path, reason) for the SARIF invocation."""
+    """Files that could not be checked: printed at once, kept (path, reason) for the exit code and SARIF."""
 
-    def __init__(self, stream: TextIO) -> None:
+    def __init__(self, stream: TextIO, shaped: Optional[TextIO] = None) -> None:
         self.stream = stream
+        self.shaped = shaped
         self.items: List[Tuple[str, str]] = []
 
-    def __call__(self, path: str, reason: str) -> None:
-        self.stream.write(f"{path}: error: {reason}\n")
-        self.stream.flush()
+    def __call__(self, path: str, reason: str, where: Optional[Tuple[int, int]] = None) -> None:
+        if where is not None and self.shaped is not None:
+            # A source error in flake8's shape goes with the findings, where editors' problem matchers read.
+            self.shaped.write(f"{path}:{where[0]}:{where[1]}: {reason}\n")
+            self.shaped.flush()
+        else:
+            self.stream.write(f"{path}: error: {reason}\n")
+            self.stream.flush()
         self.items.append((path, reason))
+
+
+STDIN = "-"
+STDIN_NAME = "stdin"  # flake8's name for a source read from standard input
+
+
+def _config_start(args: argparse.Namespace) -> Optional[str]:
+    """Where to look for the config from: the folder of --stdin-filename when the source comes from `-`."""
+    if args.stdin_filename and STDIN in (args.paths or ()):
+        return os.path.dirname(os.path.abspath(args.stdin_filename)) or None
+    return None
+
+
+def scan_paths(args: argparse.Namespace, stdin: TextIO, on_error: Callable[[str, str], None]) -> Iterable[str]:
+    """The paths to scan: the command line's (without `-`), then those of --files-from; `.` when none at all."""
+    from .discovery import paths_from_file
+
+    named = [path for path in args.paths if path != STDIN]
+    if args.files_from is not None:
+        return _chain(named, paths_from_file(args.files_from, stdin, on_error))
+    if not named and STDIN not in args.paths:
+        return ["."]
+    return named
+
+
+def _chain(first: Iterable[str], then: Iterable[str]) -> Iterator[str]:
+    yield from first
+    yield from then
+
+
+def check_usage(args: argparse.Namespace) -> None:
+    """Refuse the combinations of `-`, --files-from and --stdin-filename that cannot work."""
+    if args.paths.count(STDIN) > 1:
+        raise UsageError("`-` (source on standard input) may be given once")
+    if STDIN in args.paths and args.files_from == STDIN:
+        raise UsageError("`-` and `--files-from -` both want standard input; give one of them")
+
+
+def read_stdin_bytes(stdin: TextIO) -> bytes:
+    """Standard input's bytes as sent (an editor's buffer): the coding cookie and BOM are honoured later."""
+    binary = getattr(stdin, "buffer", None)
+    if binary is not None:
+        return binary.read()
+    return stdin.read().encode("utf-8")
+
+
+def stdin_excluded(excluder: Any, name: str) -> bool:
+    """Whether a walk would have skipped `name`: it, or a folder on its way down from the working directory."""
+    path = os.path.normpath(name)
+    if os.path.isabs(path):
+        relative = os.path.relpath(path)
+        if relative.startswith(os.pardir):
+            return excluder.excluded(path)  # outside the working directory: no walk would have gone through
+        path = relative
+    while path and path not in (os.curdir, os.pardir, os.sep):
+        if excluder.excluded(path):
+            return True
+        parent = os.path.dirname(path)
+        if parent == path:
+            break
+        path = parent
+    return False
+
+
+def stdin_display(args: argparse.Namespace) -> str:
+    return args.stdin_filename or STDIN_NAME
 
 
 def _check_job(shared: Tuple[Options, frozenset], candidate: Any) -> Any:
@@ -167,28 +277,47 @@ def _crashed(candidate: Any) -> Any:
     return FileResult(candidate.path, error="the worker process checking it died")
 
 
+def _stdin_results(args: argparse.Namespace, stdin: TextIO, excluder: Any, options: Options,
+                   codes: frozenset) -> Iterator[Any]:
+    """The results for the source on standard input (checked in this process), none when it is excluded."""
+    from .checking import check_source
+    from .discovery import _kinds
+
+    data = read_stdin_bytes(stdin)
+    name = stdin_display(args)
+    if args.stdin_filename and stdin_excluded(excluder, args.stdin_filename):
+        return  # as flake8 does: an excluded --stdin-display-name is not checked
+    for kind in _kinds(os.path.basename(name), explicit=True):
+        yield check_source(name, data, kind, options, codes)
+
+
 def run_check(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
     """`check`: discover, check (in parallel), report; the exit code."""
-    from .discovery import Discovery, Excluder, expand_arguments
+    from .discovery import Discovery, Excluder
     from .formats import make_formatter
     from .rules import ALL_RULES
     from .runner import Runner, default_jobs
 
+    check_usage(args)
     settings = scan_settings(args)
     options, codes, exclude = settings.options, settings.codes, settings.exclude
 
-    errors = _Errors(stderr)
-    discovery = Discovery(Excluder(exclude), errors)
-    paths: Iterable[str] = expand_arguments(args.paths or ["."], stdin)
+    errors = _Errors(stderr, stdout if args.format == "text" else None)
+    excluder = Excluder(exclude)
+    discovery = Discovery(excluder, errors)
+    paths: Iterable[str] = scan_paths(args, stdin, errors)
     rules = [rule for rule in ALL_RULES if rule.code in codes]
     formatter = make_formatter(args.format, stdout, rules)
     runner = Runner(_check_job, (options, codes), _crashed, args.jobs or default_jobs())
 
     found = False
     formatter.start()
-    for result in runner.run(discovery.candidates(paths)):
+    results: Iterable[Any] = runner.run(discovery.candidates(paths))
+    if STDIN in args.paths:
+        results = _chain(_stdin_results(args, stdin, excluder, options, codes), results)
+    for result in results:
         if result.error is not None:
-            errors(result.path, result.error)
+            errors(result.path, result.error, result.where)
         elif result.findings:
             found = True
             formatter.findings(result.path, result.findings)

@@ -76,33 +76,39 @@ def _load(path: str, data: bytes) -> Dict[str, Any]:
     try:
         return tomllib.loads(data.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
-        raise ConfigError(f"{path}: error: invalid TOML: {error}") from None
+        raise ConfigError(f"{path}: invalid TOML: {error}") from None
 
 
-def load_config(path: str) -> Config:
-    """The `[tool.flake8-http-pool]` table of `path`, checked: unknown keys and wrong types are errors."""
+def load_config(path: str, require_table: bool = False) -> Config:
+    """The `[tool.flake8-http-pool]` table of `path`, checked: unknown keys and wrong types are errors.
+
+    `require_table` (a file named by `--config`): a file without the table is an error, not an empty config.
+    """
     try:
         with open(path, "rb") as handle:
             data = handle.read()
     except OSError as error:
-        raise ConfigError(f"{path}: error: cannot read: {(error.strerror or str(error)).lower()}") from None
-    table = _load(path, data).get("tool", {}).get(SECTION, {})
+        raise ConfigError(f"{path}: cannot read: {(error.strerror or str(error)).lower()}") from None
+    tool = _load(path, data).get("tool", {})
+    if require_table and not (isinstance(tool, dict) and SECTION in tool):
+        raise ConfigError(f"{path}: no [tool.{SECTION}] table")
+    table = tool.get(SECTION, {}) if isinstance(tool, dict) else {}
     if not isinstance(table, dict):
-        raise ConfigError(f"{path}: error: [tool.{SECTION}] must be a table")
+        raise ConfigError(f"{path}: [tool.{SECTION}] must be a table")
     values: Dict[str, Tuple[str, ...]] = {}
     flags: Dict[str, bool] = {}
     for key, value in table.items():
         name = key.replace("_", "-")
         if name not in KEYS:
-            raise ConfigError(f"{path}: error: unknown key {key!r} in [tool.{SECTION}] (known: {', '.join(KEYS)})")
+            raise ConfigError(f"{path}: unknown key {key!r} in [tool.{SECTION}] (known: {', '.join(KEYS)})")
         if name in BOOLEAN_KEYS:
             if not isinstance(value, bool):
-                raise ConfigError(f"{path}: error: {key} must be true or false")
+                raise ConfigError(f"{path}: {key} must be true or false")
             flags[name] = value
         elif isinstance(value, str) or (isinstance(value, list) and all(isinstance(v, str) for v in value)):
             values[name] = split_list(value) if name != "unpooled-calls" else _patterns(value)
         else:
-            raise ConfigError(f"{path}: error: {key} must be a list of strings")
+            raise ConfigError(f"{path}: {key} must be a list of strings")
     return Config(
         path=os.path.abspath(path),
         select=values.get("select"),

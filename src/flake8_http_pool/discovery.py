@@ -6,7 +6,7 @@ import errno
 import fnmatch
 import os
 import stat
-from typing import Callable, Iterable, Iterator, List, NamedTuple, Optional, Sequence, Set, TextIO, Tuple
+from typing import Callable, Iterable, Iterator, List, NamedTuple, Optional, Set, TextIO, Tuple
 
 # Folders that never hold the project's own code (a virtual environment is recognised by its pyvenv.cfg).
 SKIPPED_DIRECTORIES = frozenset({".git", "__pycache__", "build", "dist", ".tox", ".nox", "node_modules"})
@@ -91,6 +91,9 @@ class Discovery:
     def _from_argument(self, path: str, seen: Set[Tuple[int, int]]) -> Iterator[Candidate]:
         try:
             info = os.stat(path)
+        except ValueError:  # a NUL byte in the name: no file can be called that
+            self.on_error(path.replace("\x00", "\\0"), "the path holds a NUL byte")
+            return
         except OSError as error:
             reason = "symlink loop" if error.errno == errno.ELOOP else (error.strerror or str(error)).lower()
             self.on_error(path, reason)
@@ -180,16 +183,28 @@ def _remember(info: os.stat_result, seen: Set[Tuple[int, int]]) -> bool:
     return True
 
 
-def paths_from_stream(stream: TextIO) -> Iterator[str]:
-    """Paths from a file list, one per line (as `git ls-files` prints them), blank lines ignored."""
-    for line in stream:
-        path = line.rstrip("\r\n")
-        if path.strip():
-            yield path
+def paths_from_file(name: str, stdin: TextIO, on_error: Callable[[str, str], None]) -> Iterator[str]:
+    """The paths listed in `name` (`-`: standard input), one a line as `git ls-files` prints them.
 
-
-def expand_arguments(paths: Sequence[str], stdin: TextIO) -> Iterable[str]:
-    """The command line's paths, or the list read from standard input when `-` is the only path."""
-    if list(paths) == ["-"]:
-        return paths_from_stream(stdin)
-    return paths
+    Read as bytes and decoded as the file system decodes names, so any name the system can hold comes through;
+    blank lines are skipped, and an entry holding a NUL byte (no path can) costs one error line, not the run.
+    """
+    if name == "-":
+        binary = getattr(stdin, "buffer", None)
+        data = binary.read() if binary is not None else stdin.read().encode("utf-8", "surrogateescape")
+    else:
+        try:
+            with open(name, "rb") as handle:
+                data = handle.read()
+        except OSError as error:
+            on_error(name, f"cannot read the file list: {(error.strerror or str(error)).lower()}")
+            return
+    for raw in data.split(b"\n"):
+        raw = raw[:-1] if raw.endswith(b"\r") else raw
+        if not raw.strip():
+            continue
+        path = os.fsdecode(raw)
+        if "\x00" in path:
+            on_error(path.replace("\x00", "\\0"), "a path in the file list holds a NUL byte; skipped")
+            continue
+        yield path

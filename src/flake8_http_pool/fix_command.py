@@ -1,11 +1,13 @@
 """The `fix` subcommand: discover files as `check` does, fix each (in worker processes), write, diff or check.
 
 Exit codes: 0 done (or nothing to change), 1 with `--check` when a file would change, 2 a usage error or a
-file that could not be processed (each gets one `path: error: reason` line; the others are still fixed),
+file that could not be processed (each gets one line on stderr, `path: error: reason`, or for a source Python
+refuses flake8's `path:line:col: E999 SyntaxError: ...`; the others are still fixed),
 128 + N when stopped by signal N (SIGINT, SIGTERM, SIGHUP), with no file half-written.
 
 Each file has a root it may not be written outside of: the directory argument a walk found it in, or the
-working directory for a file named on the command line or in the `-` list (see `writing.locate`).
+working directory for a file named on the command line or in the --files-from list (see `writing.locate`).
+`fix -` fixes the source on standard input and prints it (see `_fix_stdin`).
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ class FileFixResult(NamedTuple):
     unsafe_left: Tuple[Tuple[str, int], ...] = ()
     error: Optional[str] = None
     diff: Optional[str] = None
+    where: Optional[Tuple[int, int]] = None  # set for a source error in flake8's shape (see SourceError)
 
 
 def add_fix_parser(commands: Any) -> argparse.ArgumentParser:
@@ -126,7 +129,7 @@ def fix_file(
                 planned = planned_fixes(text, options, codes, unsafe, filename=path, facts=facts)
                 left = tuple(sorted(planned.unsafe_left.items()))
                 if planned.error is not None:
-                    return FileFixResult(path, unsafe_left=left, error=planned.error)
+                    return FileFixResult(path, unsafe_left=left, error=planned.error, where=planned.where)
                 return FileFixResult(path, bool(planned.applied), tuple(sorted(planned.applied.items())), left)
             result = fix_source(text, options, codes, unsafe, filename=path, facts=facts)
             unhandled = None
@@ -137,7 +140,7 @@ def fix_file(
     except OverBudget:
         return FileFixResult(path, error=f"took longer than {timeout:g} s to fix; skipped")
     except SourceError as error:
-        return FileFixResult(path, error=error.reason)
+        return FileFixResult(path, error=error.reason, where=error.where)
     except (RecursionError, MemoryError):
         return FileFixResult(path, error="cannot fix: nested too deeply")
     except Exception as error:  # a bug of ours must cost one file, not the run
@@ -145,7 +148,7 @@ def fix_file(
     applied = tuple(sorted(result.applied.items()))
     left = tuple(sorted(result.unsafe_left.items()))
     if result.error is not None:
-        return FileFixResult(path, unsafe_left=left, error=result.error)
+        return FileFixResult(path, unsafe_left=left, error=result.error, where=result.where)
     if result.text == text:
         return FileFixResult(path, unsafe_left=left, error=unhandled)
     lost = text.count("\f") - result.text.count("\f")
@@ -192,12 +195,13 @@ def _unhandled_sites(text: str, options: Options, codes: FrozenSet[str], unsafe:
     """
     from .engine import analyze
     from .fixing import planned_fixes
+    from .noqa import unsuppressed
     from .source_files import parse_source
 
     left = planned_fixes(text, options, codes, unsafe, filename=path, facts=facts).applied
     if not left:
         return None
-    findings = analyze(parse_source(text, path), options, codes=set(left), source=text)
+    findings = unsuppressed(analyze(parse_source(text, path), options, codes=set(left), source=text), text)
     sites = ", ".join(f"{f.code} at line {f.line}" for f in findings) or ", ".join(sorted(left))
     return f"{sites}: not fixed (the fix cannot handle a form feed at the start of a line); fix by hand"
 
@@ -305,24 +309,30 @@ def summary(scanned: int, changed: int, applied: "Counter[str]", unsafe_left: "C
 def run_fix(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
     """`fix`: discover, fix (in parallel), write / diff / check, summarise; the exit code."""
     from . import cli
-    from .discovery import Discovery, Excluder, expand_arguments
+    from .discovery import Discovery, Excluder
     from .runner import Interrupted, Runner, default_jobs
 
+    cli.check_usage(args)
+    if cli.STDIN in args.paths and (len(args.paths) > 1 or args.files_from is not None):
+        raise cli.UsageError("`fix -` fixes the source on standard input alone; give no other path or --files-from")
     options, codes, exclude, config = cli.scan_settings(args)
 
     mode = DIFF if args.diff else CHECK if args.check else WRITE
     skipped: List[Tuple[str, str]] = []
 
-    def on_error(path: str, reason: str) -> None:
-        stderr.write(f"{path}: error: {reason}\n")
+    def on_error(path: str, reason: str, where: Optional[Tuple[int, int]] = None) -> None:
+        # A source error in flake8's shape (`path:3:6: E999 SyntaxError: ...`), else `path: error: reason`.
+        stderr.write(f"{path}:{where[0]}:{where[1]}: {reason}\n" if where else f"{path}: error: {reason}\n")
         stderr.flush()
         skipped.append((path, reason))
 
-    discovery = Discovery(Excluder(exclude), on_error)
-    paths: Iterable[str] = expand_arguments(args.paths or ["."], stdin)
     settings = NO_FACTS._replace(
         application=config.application, extend_safe=config.extend_safe_fixes, extend_unsafe=config.extend_unsafe_fixes,
     )
+    if cli.STDIN in args.paths:
+        return _fix_stdin(args, stdin, stdout, stderr, options, codes, Excluder(exclude), settings, mode, on_error)
+    discovery = Discovery(Excluder(exclude), on_error)
+    paths: Iterable[str] = cli.scan_paths(args, stdin, on_error)
     shared = (options, codes, args.unsafe_fixes, mode, args.timeout_per_file, settings)
     runner = Runner(_fix_job, shared, _crashed, args.jobs or default_jobs())
 
@@ -339,7 +349,7 @@ def run_fix(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: Tex
                     unsafe_left.update(dict(result.unsafe_left))
                     if result.error is not None:
                         progress.clear()
-                        on_error(result.path, result.error)
+                        on_error(result.path, result.error, result.where)
                     if result.changed:  # a file may be fixed and still name a site it could not fix
                         changed += 1
                         applied.update(dict(result.applied))
@@ -362,6 +372,70 @@ def run_fix(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: Tex
     stderr.write(summary(scanned, changed, applied, unsafe_left, skipped, mode))
     if skipped:
         return cli.EXIT_ERROR
+    return 1 if mode == CHECK and changed else 0
+
+
+def _fix_stdin(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO, options: Options,
+               codes: FrozenSet[str], excluder: Any, settings: FixFacts, mode: str,
+               on_error: Callable[..., None]) -> int:
+    """`fix -`: fix the source on standard input and print it (or its diff) on stdout; never writes a file.
+
+    In the default mode the whole source is printed, fixed or not, as ruff does: an editor replaces its buffer
+    with what comes back, so a source that cannot be fixed comes back unchanged (exit 2, the reason on stderr).
+    """
+    from . import cli
+    from .fix_facts import facts_for_file
+    from .fixing import fix_source, planned_fixes
+    from .source_files import SourceError, decode_source
+
+    data = cli.read_stdin_bytes(stdin)
+    name = cli.stdin_display(args)
+
+    def echo() -> None:
+        if mode == WRITE:
+            out = getattr(stdout, "buffer", None)
+            if out is not None:
+                stdout.flush()
+                out.write(data)
+                out.flush()
+            else:
+                stdout.write(data.decode("utf-8", "surrogateescape"))
+
+    if args.stdin_filename and cli.stdin_excluded(excluder, args.stdin_filename):
+        echo()
+        return 0
+    try:
+        text = decode_source(data)
+        facts = facts_for_file(os.path.abspath(args.stdin_filename), settings) if args.stdin_filename else settings
+        if mode == CHECK:
+            result = planned_fixes(text, options, codes, args.unsafe_fixes, filename=name, facts=facts)
+        else:
+            result = fix_source(text, options, codes, args.unsafe_fixes, filename=name, facts=facts)
+    except SourceError as error:
+        on_error(name, error.reason, error.where)
+        echo()
+        return cli.EXIT_ERROR
+    except (RecursionError, MemoryError):
+        on_error(name, "cannot fix: nested too deeply")
+        echo()
+        return cli.EXIT_ERROR
+    if result.error is not None:
+        on_error(name, result.error, result.where)
+        echo()
+        return cli.EXIT_ERROR
+    changed = bool(result.applied) if mode == CHECK else result.text != text
+    if mode == WRITE:
+        if changed:
+            stdout.write(result.text)
+        else:
+            echo()
+    elif mode == DIFF and changed:
+        stdout.write(unified_diff(name, text, result.text))
+    elif mode == CHECK and changed:
+        stdout.write(f"would fix {name} ({_counts(Counter(dict(result.applied)))})\n")
+    stdout.flush()
+    stderr.write(summary(1, int(changed), Counter(dict(result.applied)) if changed else Counter(),
+                         result.unsafe_left, [], mode))
     return 1 if mode == CHECK and changed else 0
 
 

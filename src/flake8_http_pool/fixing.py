@@ -15,6 +15,7 @@ from typing import Iterable, List, NamedTuple, Optional, Sequence, Set, Tuple
 
 from .engine import analyze, may_have_findings
 from .finding import Finding
+from .noqa import unsuppressed
 from .fix_facts import NO_FACTS, FixFacts
 from .fixes import FIXES, Fix
 from .fixes.positions import source_lines
@@ -31,6 +32,7 @@ class FixResult(NamedTuple):
     applied: "Counter[str]"
     unsafe_left: "Counter[str]"
     error: Optional[str] = None
+    where: Optional[Tuple[int, int]] = None  # set with a source error in flake8's shape (see SourceError)
 
 
 def fix_keys(codes: Optional[Iterable[str]]) -> List[str]:
@@ -193,10 +195,10 @@ def fix_source(
     current = text
     for _ in range(MAX_ROUNDS):
         analysed = _analyse(current, options, selected, filename)
-        if isinstance(analysed, str):
-            if current is text:
-                return FixResult(text, Counter(), Counter(), analysed)  # the same words as `check`
-            return FixResult(text, Counter(), Counter(), f"a fix produced code that does not parse: {analysed}")
+        if isinstance(analysed, SourceError):
+            if current is text:  # the same words and place as `check`
+                return FixResult(text, Counter(), Counter(), analysed.reason, analysed.where)
+            return FixResult(text, Counter(), Counter(), f"a fix produced code that does not parse: {analysed.reason}")
         tree, findings = analysed
         plans = _site_plans(findings, keys, tree, source_lines(current), facts.with_module(facts.module, tree), unsafe)
         unsafe_left = _held(plans)
@@ -238,8 +240,8 @@ def planned_fixes(
     if not keys or not may_have_findings(text, options):
         return FixResult(text, Counter(), Counter())
     analysed = _analyse(text, options, None if codes is None else set(codes), filename)
-    if isinstance(analysed, str):
-        return FixResult(text, Counter(), Counter(), analysed)
+    if isinstance(analysed, SourceError):
+        return FixResult(text, Counter(), Counter(), analysed.reason, analysed.where)
     tree, findings = analysed
     plans = _site_plans(findings, keys, tree, source_lines(text), facts.with_module(facts.module, tree), unsafe)
     allowed: "Counter[str]" = Counter()
@@ -249,15 +251,16 @@ def planned_fixes(
 
 
 def _analyse(text: str, options: Options, selected: Optional[Set[str]],
-             filename: str) -> "Tuple[ast.Module, List[Finding]] | str":
+             filename: str) -> "Tuple[ast.Module, List[Finding]] | SourceError":
     """The tree and the engine's findings, or why the text cannot be analysed."""
     try:
         tree = parse_source(text, filename)
-        return tree, analyze(tree, options, codes=selected, source=text)
+        # A site flake8 would not report is not fixed either, and does not count as an unsafe fix left.
+        return tree, unsuppressed(analyze(tree, options, codes=selected, source=text), text)
     except SourceError as error:
-        return error.reason
+        return error
     except RecursionError:
-        return "cannot fix: nested too deeply"
+        return SourceError("cannot fix: nested too deeply")
 
 
 def _compiles_parse_only(text: str) -> Optional[str]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import FrozenSet, Iterable, Optional, Sequence
+from typing import FrozenSet, Iterable, List, Optional, Sequence
 
 # flake8's own check of a code prefix given on the command line or in a config file.
 _VALID_PREFIX = re.compile(r"^[A-Z]{1,3}[0-9]{0,3}$")
@@ -34,9 +34,17 @@ class Selection:
     def __init__(
         self, select: Optional[Sequence[str]] = None, ignore: Sequence[str] = (), extend_select: Sequence[str] = ()
     ) -> None:
+        self._default = select is None
         base = ("HTP",) if select is None else _checked(select, "--select")
         self.select = base + _checked(extend_select, "--extend-select")
         self.ignore = _checked(ignore, "--ignore")
+
+    def unknown(self, all_codes: Iterable[str]) -> List[str]:
+        """The prefixes of select, extend-select and ignore that match none of `all_codes` (ruff refuses them)."""
+        codes = tuple(all_codes)
+        listed = dict.fromkeys(self.select[1:] if self._default else self.select)
+        listed.update(dict.fromkeys(self.ignore))
+        return [prefix for prefix in listed if not any(code.startswith(prefix) for code in codes)]
 
     def wants(self, code: str) -> bool:
         """True when findings with `code` are reported."""

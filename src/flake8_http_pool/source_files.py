@@ -7,17 +7,30 @@ import io
 import os
 import stat
 import tokenize
+from typing import Optional, Tuple
 
 # Non-blocking so that opening a FIFO never waits for a writer.
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
 
 
 class SourceError(Exception):
-    """A file that could not be checked; `reason` is the text after `path: error: `."""
+    """A file that could not be checked.
 
-    def __init__(self, reason: str) -> None:
+    `where` is None for a file that could not be read (`reason` is the text after `path: error: `); for a
+    source Python would refuse to compile it is the (line, column) flake8 reports its E999 at, and `reason`
+    is the text after `path:line:col: `, in flake8's shape (`E999 SyntaxError: ...`), so editors' problem
+    matchers place it.
+    """
+
+    def __init__(self, reason: str, where: "Optional[Tuple[int, int]]" = None) -> None:
         super().__init__(reason)
         self.reason = reason
+        self.where = where
+
+
+def e999(message: str, line: int, column: int = 1) -> SourceError:
+    """A source error in flake8's E999 shape at `line`:`column` (both counted from 1)."""
+    return SourceError(f"E999 SyntaxError: {message}", (max(line, 1), max(column, 1)))
 
 
 def _os_reason(error: OSError) -> str:
@@ -58,18 +71,19 @@ def decode_source(data: bytes) -> str:
     """
     if b"\x00" in data:
         line = data.count(b"\n", 0, data.index(b"\x00")) + 1
-        raise SourceError(f"contains a NUL byte (line {line})")
+        raise e999("source contains a NUL byte", line)
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError as error:
-        raise SourceError(f"cannot decode: {error.msg if hasattr(error, 'msg') else error}") from None
+        raise e999(f"cannot decode: {error.msg if hasattr(error, 'msg') else error}",
+                   getattr(error, "lineno", None) or 1) from None
     try:
         text = data.decode(encoding)
     except UnicodeDecodeError as error:
         line = data.count(b"\n", 0, error.start) + 1
-        raise SourceError(f"cannot decode as {encoding} (line {line}): {error.reason}") from None
+        raise e999(f"cannot decode as {encoding}: {error.reason}", line) from None
     except LookupError:
-        raise SourceError(f"cannot decode: unknown encoding {encoding!r}") from None
+        raise e999(f"cannot decode: unknown encoding {encoding!r}", 1) from None
     if text.startswith("\ufeff"):
         text = text[1:]
     return text
@@ -84,21 +98,19 @@ def parse_source(text: str, filename: str) -> ast.Module:
     try:
         return ast.parse(text, filename=filename)
     except SyntaxError as error:
-        raise SourceError(syntax_error_reason(error)) from None
+        raise syntax_error(error) from None
     except (ValueError, TypeError) as error:  # e.g. a source the compiler refuses outright
-        raise SourceError(f"cannot parse: {error}") from None
+        raise e999(f"cannot parse: {error}", 1) from None
     except RecursionError:
-        raise SourceError("cannot parse: nested too deeply (recursion limit reached)") from None
+        raise e999("cannot parse: nested too deeply (recursion limit reached)", 1) from None
     except MemoryError:
-        raise SourceError("cannot parse: out of memory (input too large or nested too deeply)") from None
+        raise e999("cannot parse: out of memory (input too large or nested too deeply)", 1) from None
 
 
-def syntax_error_reason(error: SyntaxError) -> str:
-    """`syntax error at line 3, column 7: invalid syntax` (column counted from 1, as Python reports it)."""
-    where = ""
-    if error.lineno:
-        where = f" at line {error.lineno}"
-        if error.offset:
-            where += f", column {error.offset}"
-    return f"syntax error{where}: {error.msg}"
+def syntax_error(error: SyntaxError) -> SourceError:
+    """flake8's E999 for a SyntaxError: `E999 SyntaxError: msg` at its line and Python's offset plus one.
 
+    flake8 prints Python's 1-based offset plus one (its column arithmetic assumes 0-based offsets); the same
+    column is printed here so both tools put the error in the same place.
+    """
+    return SourceError(f"E999 {type(error).__name__}: {error.msg}", (error.lineno or 1, (error.offset or 0) + 1))

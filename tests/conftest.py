@@ -1,4 +1,4 @@
-"""Shared helpers: run the real flake8 command on files, as users run it."""
+"""Shared helpers: run the real flake8 command on files, as users run it; list the fixtures this Python can parse."""
 
 from __future__ import annotations
 
@@ -7,13 +7,18 @@ import subprocess
 import sys
 from collections import defaultdict
 from pathlib import Path
-from typing import Dict, Iterable, List, Set, Tuple
+from typing import Callable, Dict, Iterable, List, Optional, Set, Tuple
 
 import pytest
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
 FIXTURES = Path(__file__).parent / "fixtures"
 # The fix-safety programs hold their own test modules; only tests/test_fix_safety_harness.py runs them.
 collect_ignore = ["safety_programs"]
+# A fixture written in syntax newer than the oldest supported Python says so in its leading comments, e.g.
+# `# requires-python: >=3.10` for `match`; older Pythons skip it with that reason instead of failing to parse it.
+_REQUIRES = re.compile(r"^#\s*requires-python:\s*(?P<spec>\S.*?)\s*$")
+_RUNNING = ".".join(map(str, sys.version_info[:3]))
 _LINE = re.compile(r"^(?P<path>.*?):(?P<line>\d+):(?P<col>\d+): (?P<code>[A-Z]+\d+) ")
 
 
@@ -32,8 +37,52 @@ def parse_flake8(stdout: str) -> Dict[str, Set[Tuple[int, str]]]:
     return found
 
 
-def fixture_files() -> List[Path]:
-    return sorted(FIXTURES.glob("HTP*.py"))
+def python_requirement(path: Path) -> Optional[SpecifierSet]:
+    """The `# requires-python:` specifier in the file's leading comment lines, if any."""
+    with path.open(encoding="utf-8", errors="replace") as handle:
+        for line in handle:
+            if not line.startswith("#"):
+                break
+            match = _REQUIRES.match(line.strip())
+            if match:
+                try:
+                    return SpecifierSet(match["spec"])
+                except InvalidSpecifier as exc:
+                    raise ValueError(f"{path}: bad requires-python comment: {exc}") from None
+    return None
+
+
+def skip_reason(path: Path) -> Optional[str]:
+    """Why the running Python cannot take this fixture, or None when it can."""
+    required = python_requirement(path)
+    if required is None or required.contains(_RUNNING, prereleases=True):
+        return None
+    return f"{path.name} requires Python {required}; this is {_RUNNING}"
+
+
+def _all_fixtures(folders: Tuple[str, ...], pattern: str) -> List[Path]:
+    found = [p for folder in folders for p in (FIXTURES / folder).glob(pattern) if not p.name.endswith(".fixed.py")]
+    return sorted(found)
+
+
+def _relative(path: Path) -> str:
+    return path.relative_to(FIXTURES).as_posix()
+
+
+def fixture_files(*folders: str, pattern: str = "HTP*.py") -> List[Path]:
+    """The fixture files (not golden outputs) under tests/fixtures/<folder> (default: the top) that the running
+    Python can parse; the one place fixtures are listed, so a version requirement is honoured everywhere."""
+    return [p for p in _all_fixtures(folders or ("",), pattern) if skip_reason(p) is None]
+
+
+def fixture_params(*folders: str, pattern: str = "HTP*.py", label: Callable[[Path], str] = _relative) -> list:
+    """Every fixture as a pytest.param (id from `label`), the ones this Python cannot parse marked skip."""
+    params = []
+    for path in _all_fixtures(folders or ("",), pattern):
+        reason = skip_reason(path)
+        marks = [pytest.mark.skip(reason=reason)] if reason else []
+        params.append(pytest.param(path, marks=marks, id=label(path)))
+    return params
 
 
 @pytest.fixture(scope="session")

@@ -3,19 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import List
-
 import pytest
 
 from flake8_http_pool.fixing import fix_source, planned_fixes
 from flake8_http_pool.source_files import decode_source
 
-_HERE = Path(__file__).parent / "fixtures"
-_FILES: List[Path] = sorted(p for p in [*_HERE.glob("HTP*.py"), *(_HERE / "fixes").glob("HTP*.py")])
+from conftest import fixture_params
 
 
 @pytest.mark.parametrize("unsafe", [False, True], ids=["safe", "unsafe"])
-@pytest.mark.parametrize("path", _FILES, ids=[p.relative_to(_HERE).as_posix() for p in _FILES])
+@pytest.mark.parametrize("path", fixture_params("", "fixes"))
 def test_planned_verdict_matches_the_fix(path: Path, unsafe: bool) -> None:
     text = decode_source(path.read_bytes())
     planned = planned_fixes(text, unsafe=unsafe, filename=str(path))

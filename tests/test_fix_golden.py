@@ -24,15 +24,17 @@ from flake8_http_pool.rules import RULES_BY_CODE
 from flake8_http_pool.source_files import decode_source
 from flake8_http_pool.writing import encode_like, write_atomically
 
+from conftest import fixture_files, fixture_params
+
 CASES_DIR = Path(__file__).parent / "fixtures" / "fixes"
-CASES: List[Path] = sorted(p for p in CASES_DIR.glob("HTP*.py") if not p.name.endswith(".fixed.py"))
+CASES: List[Path] = fixture_files("fixes")  # the cases the running Python parses
 
 
 def _fixed_path(case: Path) -> Path:
     return case.with_name(case.stem + ".fixed.py")
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c.stem for c in CASES])
+@pytest.mark.parametrize("case", fixture_params("fixes", label=lambda p: p.stem))
 def test_golden(case: Path, request: pytest.FixtureRequest) -> None:
     original = case.read_bytes()
     text = decode_source(original)

@@ -27,10 +27,10 @@ from flake8_http_pool.fix_facts import FixFacts
 from flake8_http_pool.fixing import FixResult, fix_source
 from flake8_http_pool.source_files import decode_source
 
+from conftest import fixture_files, fixture_params
+
 FIXTURES = Path(__file__).parent / "fixtures"
-HTP101_FILES = sorted(FIXTURES.glob("HTP101_*.py")) + sorted(
-    p for p in (FIXTURES / "fixes").glob("HTP101_*.py") if not p.name.endswith(".fixed.py")
-)
+HTP101_FILES = fixture_files("", "fixes", pattern="HTP101_*.py")  # the ones the running Python parses
 
 
 def _codes(text: str) -> "Counter[str]":
@@ -45,7 +45,7 @@ def _fixed(path: Path) -> Tuple[str, FixResult]:
 
 
 # -- fixed code is clean code --------------------------------------------------------------------------
-@pytest.mark.parametrize("path", HTP101_FILES, ids=[p.name for p in HTP101_FILES])
+@pytest.mark.parametrize("path", fixture_params("", "fixes", pattern="HTP101_*.py", label=lambda p: p.name))
 def test_fix_then_check_is_clean(path: Path) -> None:
     """After HTP101's fixes, every fixed site is gone, and no other finding appears or vanishes (a session in
     a hot function would be HTP104; HTP403 must survive)."""

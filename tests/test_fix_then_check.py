@@ -24,9 +24,10 @@ from flake8_http_pool.rule import FIX_NONE
 from flake8_http_pool.rules import ALL_RULES
 from flake8_http_pool.source_files import SourceError, decode_source
 
+from conftest import fixture_params
+from test_corpus import NOT_STDLIB
+
 FIXTURES = Path(__file__).parent / "fixtures"
-_FILES: List[Path] = sorted([*FIXTURES.glob("HTP*.py"), *(p for p in (FIXTURES / "fixes").glob("HTP*.py")
-                                                         if not p.name.endswith(".fixed.py"))])
 
 
 _UNFIXABLE = frozenset(rule.code for rule in ALL_RULES if rule.fix == FIX_NONE)
@@ -57,10 +58,11 @@ _NOT_YET = {
 
 def _cases() -> List[object]:
     cases = []
-    for path in _FILES:
+    for param in fixture_params("", "fixes"):  # a file the running Python cannot parse is skipped, saying why
+        path = param.values[0]
         for unsafe in (False, True):
             reason = _NOT_YET.get((path.relative_to(FIXTURES).as_posix(), unsafe))
-            marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+            marks = [*param.marks, *([pytest.mark.xfail(strict=True, reason=reason)] if reason else [])]
             label = f"{path.relative_to(FIXTURES).as_posix()}-{'unsafe' if unsafe else 'safe'}"
             cases.append(pytest.param(path, unsafe, marks=marks, id=label))
     return cases
@@ -74,7 +76,7 @@ def test_fixtures_and_golden_cases_are_clean_after_fix(path: Path, unsafe: bool)
 
 def _python_files(root: Path) -> Iterable[Path]:
     for directory, dirs, files in os.walk(root):
-        dirs[:] = [d for d in dirs if d not in ("site-packages", "dist-packages", "__pycache__")]
+        dirs[:] = [d for d in dirs if d not in (*NOT_STDLIB, "__pycache__")]
         for name in files:
             if name.endswith(".py"):
                 yield Path(directory) / name

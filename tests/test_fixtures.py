@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import fixture_files
+from conftest import fixture_files, fixture_params
 from fixture_expectations import read_expectations
 
 _FILES = fixture_files()
 
 
-@pytest.mark.parametrize("path", _FILES, ids=[p.name for p in _FILES])
+@pytest.mark.parametrize("path", fixture_params(label=lambda p: p.name))
 def test_fixture_reports_exactly_what_it_expects(path, flake8_on_fixtures):
     expectations = read_expectations(path)
     got = flake8_on_fixtures.get(str(path.resolve()), set())

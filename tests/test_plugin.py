@@ -21,7 +21,9 @@ def test_entry_point_leaves_libcst_and_ast_grep_unimported():
         """
         import sys
         from importlib.metadata import entry_points
-        (ep,) = [e for e in entry_points(group="flake8.extension") if e.name == "HTP"]
+        found = entry_points()  # entry_points(group=...) and .select() are 3.10+; 3.9 gives a dict of groups
+        group = found.select(group="flake8.extension") if hasattr(found, "select") else found["flake8.extension"]
+        (ep,) = {e.value: e for e in group if e.name == "HTP"}.values()  # 3.9 may list one install twice
         checker = ep.load()
         import ast
         src = "import requests\\nfor u in urls:\\n    requests.get(u)\\n"

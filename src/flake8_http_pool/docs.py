@@ -134,7 +134,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     (root / RULES_DIR).mkdir(parents=True, exist_ok=True)
     for path, text in expected_files(root).items():
         if not path.is_file() or path.read_text(encoding="utf-8") != text:
-            path.write_text(text, encoding="utf-8", newline="\n")
+            with path.open("w", encoding="utf-8", newline="\n") as handle:  # write_text(newline=) is 3.10+
+                handle.write(text)
             print(f"wrote {path.relative_to(root).as_posix()}")
     for path in stray_pages(root):
         path.unlink()

@@ -42,12 +42,14 @@ def _alias_positions(site: ImportSite, module: str) -> List[Pos]:
     """Where, inside one import statement, `module` is imported: `import os, socket` imports socket at its alias.
 
     `from m import a, b` imports `m` before binding any name, so the statement's own start counts.
+    Python 3.9's aliases carry no position: there the statement's column plus the alias's index keeps the
+    aliases in order (each alias takes at least one character, so this never passes the statement's end).
     """
     node = site.node
     if isinstance(node, ast.Import):
         return [
-            (getattr(alias, "lineno", node.lineno), getattr(alias, "col_offset", node.col_offset))
-            for alias in node.names
+            (getattr(alias, "lineno", node.lineno), getattr(alias, "col_offset", node.col_offset + index))
+            for index, alias in enumerate(node.names)
             if _is_module(alias.name, module)
         ]
     return [_pos(node)] if _imports(site, module) else []

@@ -6,6 +6,7 @@ import ast
 import io
 import os
 import stat
+import sys
 import tokenize
 from typing import Optional, Tuple
 
@@ -113,4 +114,6 @@ def syntax_error(error: SyntaxError) -> SourceError:
     flake8 prints Python's 1-based offset plus one (its column arithmetic assumes 0-based offsets); the same
     column is printed here so both tools put the error in the same place.
     """
-    return SourceError(f"E999 {type(error).__name__}: {error.msg}", (error.lineno or 1, (error.offset or 0) + 1))
+    # Measured: flake8 prints Python's offset plus one from Python 3.10 on, and the offset itself on 3.9.
+    shift = 1 if sys.version_info >= (3, 10) else 0
+    return SourceError(f"E999 {type(error).__name__}: {error.msg}", (error.lineno or 1, (error.offset or 0) + shift))

@@ -94,7 +94,8 @@ def add_scan_arguments(parser: argparse.ArgumentParser, verb: str) -> None:
     parser.add_argument("--jobs", "-j", type=_positive_int, metavar="N",
                         help="worker processes (default: the core count)")
     parser.add_argument("--config", metavar="PYPROJECT",
-                        help="read settings from this pyproject.toml instead of the nearest one")
+                        help="read every file's settings from this pyproject.toml (or setup.cfg, tox.ini, .flake8 "
+                        "[flake8] section) instead of each file's nearest config")
     parser.add_argument("--isolated", action="store_true", help="read no config file")
 
 

@@ -1,4 +1,25 @@
-"""Reads `[tool.flake8-http-pool]` from the nearest `pyproject.toml` that has it, looking up from a folder."""
+"""Reads our settings: `[tool.flake8-http-pool]` in pyproject.toml, or our part of a `[flake8]` section.
+
+Where they are found (per checked file, see `settings`): in each folder from the file's up, a pyproject.toml
+with our table wins; else the first of setup.cfg, tox.ini, .flake8 with a `[flake8]` section (flake8's order),
+if that section says something to us. The nearest folder with either wins whole; nothing is merged across
+folders, as ruff does without `extend`. So in one folder pyproject.toml beats the [flake8] section, and a
+sub-package's [flake8] section with our keys beats the pyproject.toml of the repository above it. flake8 itself
+reads its section in (or above) the working directory only; looking in each file's folder gives the same
+answer whenever the command runs where flake8 would, and a better one for a monorepo.
+
+What is taken from a `[flake8]` section, and why:
+- `http-pool-hot-decorators`, `http-pool-unpooled-calls`: ours, as the plugin reads them. Another
+  `http-pool-*` key is a typo: a warning names it.
+- `select`, `extend-select`, `ignore`, `extend-ignore`, `per-file-ignores`: only their HTP entries (or a
+  prefix of HTP, like `H`). `select = E,W,F` is written for flake8's own checks; taking it whole would make
+  `check` find nothing (flake8 would report no HTP either, but a user who runs `check` plainly wants it to
+  check). When select names HTP codes, those are the selection, exactly as flake8 then selects them.
+- `exclude`, `extend-exclude`: taken whole when the section is ours, since skipping the same files is what
+  one config for both doors means; they never make a section ours on their own, so a plain flake8 config
+  (line lengths, excludes) never hides our table in a pyproject.toml above it.
+Everything else (max-line-length, ...) is flake8's and is left alone without a word.
+"""
 
 from __future__ import annotations
 

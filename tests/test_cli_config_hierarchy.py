@@ -154,3 +154,21 @@ def test_the_lookup_is_cached_per_folder(tmp_path, monkeypatch):
     keys = {resolver.key_for(str(path), lambda *a: None) for path in sorted(tmp_path.rglob("*.py"))}
     assert keys == {(None, ())}
     assert len(calls) == len(set(calls)) <= 11 + len(tmp_path.parents) + 1, calls
+
+
+LOOP = "import requests\n\n\ndef f(urls):\n    for u in urls:\n        requests.get(u)\n"
+
+
+def test_fix_takes_each_files_fix_settings_from_its_own_config(tmp_path):
+    """extend-safe-fixes (like application and extend-unsafe-fixes) is per config: HTP101's unsafe fix is made
+    safe under sub/ only, in worker processes too."""
+    _write(tmp_path / "pyproject.toml", "[tool.flake8-http-pool]\nselect = [\"HTP\"]\n")
+    _write(tmp_path / "sub" / "pyproject.toml", '[tool.flake8-http-pool]\nextend-safe-fixes = ["HTP101"]\n')
+    for i in range(20):
+        _write(tmp_path / f"a{i}.py", LOOP)
+        _write(tmp_path / "sub" / f"b{i}.py", LOOP)
+    result = run_cli(["fix", "-j", "2", "."], cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert all("Session" in (tmp_path / "sub" / f"b{i}.py").read_text() for i in range(20))
+    assert all((tmp_path / f"a{i}.py").read_text() == LOOP for i in range(20))
+    assert "20 changed" in result.stderr and "20 unsafe fixes not applied" in result.stderr

@@ -68,3 +68,10 @@ def test_config_option_takes_a_flake8_file_and_unknown_http_pool_keys_warn(tmp_p
     assert [line for line in result.stderr.splitlines() if "http-pool-hot-decorator'" in line] == [
         f"flake8-http-pool: warning: {config}: unknown key 'http-pool-hot-decorator' in [flake8], ignored "
         "(known: http-pool-hot-decorators, http-pool-unpooled-calls)"]
+
+
+def test_flake8_per_file_ignores_string_forms():
+    from flake8_http_pool.config import parse_flake8_mapping
+
+    assert parse_flake8_mapping("a.py:HTP101,E501 b/*.py, c.py: HTP4\n  d.py :F401") == (
+        ("a.py", ("HTP101", "E501")), ("b/*.py", ("HTP4",)), ("c.py", ("HTP4",)), ("d.py", ("F401",)))

@@ -14,11 +14,11 @@ before any file under it is sent, so a worker never meets a config error the run
 from __future__ import annotations
 
 import argparse
-import fnmatch
 import os
 from typing import Callable, Dict, FrozenSet, Iterable, Iterator, List, NamedTuple, Optional, Tuple
 
 from .config import Config, ConfigError, load_any
+from .discovery import Excluder
 from .options import Options
 
 # A file's settings key: the config read (None: none) and the per-file-ignores selectors that match it.
@@ -144,29 +144,6 @@ def check_config(config: Config, overrides: Overrides) -> None:
             raise SettingsError(f"unpooled-calls{where}: {error}") from None
 
 
-class _Globs:
-    """Globs matched as flake8 and ruff match them: against the file's name, or (holding a `/`) its full path,
-    anchored to the folder of the config that wrote them."""
-
-    def __init__(self, patterns: Iterable[Tuple[str, str]]) -> None:
-        self.names: List[str] = []
-        self.paths: List[str] = []
-        for pattern, base in patterns:
-            pattern = pattern.strip()
-            if not pattern:
-                continue
-            if "/" in pattern or os.sep in pattern:
-                self.paths.append(os.path.normpath(os.path.join(os.path.abspath(base), pattern.rstrip("/"))))
-            else:
-                self.names.append(pattern)
-
-    def matches(self, absolute: str) -> bool:
-        name = os.path.basename(absolute)
-        # A bare pattern is tried on the full path too, as the command line's --exclude always was.
-        return (any(fnmatch.fnmatch(name, p) or fnmatch.fnmatch(absolute, p) for p in self.names)
-                or any(fnmatch.fnmatch(absolute, p) for p in self.paths))
-
-
 class Resolver:
     """Finds each file's config (once per folder), reports each config's problems once, hands out keys.
 
@@ -181,9 +158,9 @@ class Resolver:
         self.warn = warn
         self._by_directory: Dict[str, Optional[str]] = {}
         self._checked: Dict[Optional[str], Optional[str]] = {}  # config path -> None (usable) or its error
-        self._excluders: Dict[Optional[str], object] = {}
+        self._excluders: Dict[Optional[str], Excluder] = {}
         self._reported: set = set()
-        self._ignores: Dict[Optional[str], List[Tuple[_Globs, Tuple[str, ...]]]] = {}
+        self._ignores: Dict[Optional[str], List[Tuple[Excluder, Tuple[str, ...]]]] = {}
 
     # -- which config ------------------------------------------------------------------------------------
     def config_path_for_directory(self, directory: str) -> Optional[str]:
@@ -256,11 +233,12 @@ class Resolver:
                     self._reported.add(config_path)
                     on_error(config_path or path, _without_path(error, config_path))
                 return None
-            self._ignores[config_path] = [(_Globs([(glob, config.base)]), codes)
+            # Matched as exclude globs are: the file's name, or (holding a `/`) its path from the config's folder.
+            self._ignores[config_path] = [(Excluder([(glob, config.base)]), codes)
                                           for glob, codes in config.per_file_ignores]
         dropped: Tuple[str, ...] = ()
         for globs, codes in self._ignores[config_path]:
-            if globs.matches(absolute):
+            if globs.excluded(absolute):
                 dropped += codes
         return (config_path, tuple(sorted(set(dropped))))
 
@@ -272,7 +250,7 @@ class Resolver:
                 yield candidate._replace(key=key)
 
     # -- exclusion -------------------------------------------------------------------------------------
-    def excluder_for(self, config_path: Optional[str]) -> "_Globs":
+    def excluder_for(self, config_path: Optional[str]) -> Excluder:
         found = self._excluders.get(config_path)
         if found is None:
             try:
@@ -286,14 +264,14 @@ class Resolver:
                 patterns = [(p, config.base) for p in config.exclude]
             patterns += [(p, config.base) for p in config.extend_exclude]
             patterns += [(p, cwd) for p in self.overrides.extend_exclude]
-            found = self._excluders[config_path] = _Globs(patterns)
-        return found  # type: ignore[return-value]
+            found = self._excluders[config_path] = Excluder(patterns)
+        return found
 
     def excluded(self, path: str) -> bool:
         """Whether `path` (a file or folder) is excluded by the config of the folder holding it."""
         absolute = os.path.abspath(path)
-        globs = self.excluder_for(self.config_path_for_directory(os.path.dirname(absolute)))
-        return bool(globs.names or globs.paths) and globs.matches(absolute)
+        # The path as given: a bare pattern meets the name written (`.` is never a folder name).
+        return self.excluder_for(self.config_path_for_directory(os.path.dirname(absolute))).excluded(path)
 
 
 def _without_path(message: str, path: Optional[str]) -> str:

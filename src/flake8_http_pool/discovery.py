@@ -6,7 +6,7 @@ import errno
 import fnmatch
 import os
 import stat
-from typing import Callable, Iterable, Iterator, List, NamedTuple, Optional, Set, TextIO, Tuple
+from typing import Any, Callable, Iterable, Iterator, List, NamedTuple, Optional, Set, TextIO, Tuple
 
 # Folders that never hold the project's own code (a virtual environment is recognised by its pyvenv.cfg).
 SKIPPED_DIRECTORIES = frozenset({".git", "__pycache__", "build", "dist", ".tox", ".nox", "node_modules"})
@@ -20,6 +20,7 @@ class Candidate(NamedTuple):
 
     path: str
     kind: str  # PYTHON or DEPENDENCIES; setup.py is both, and is yielded once for each
+    key: Any = None  # its settings key (settings.Key), set by settings.Resolver.keyed
 
 
 def is_dependency_file(name: str) -> bool:
@@ -80,8 +81,8 @@ class Discovery:
     silently, as flake8 and ruff skip them.
     """
 
-    def __init__(self, excluder: Excluder, on_error: Callable[[str, str], None]) -> None:
-        self.excluder = excluder
+    def __init__(self, excluder: Any, on_error: Callable[[str, str], None]) -> None:
+        self.excluder = excluder  # anything with `excluded(path)`: an Excluder, or a settings.Resolver
         self.on_error = on_error
 
     def candidates(self, paths: Iterable[str]) -> Iterator[Candidate]:

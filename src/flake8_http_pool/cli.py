@@ -51,7 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
         "Exit 0: clean; 1: findings; 2: usage error or a file that could not be checked.",
     )
     add_scan_arguments(check, "report")
-    check.add_argument("--format", choices=("text", "json", "sarif"), default="text", help="output format (default: text)")
+    add_report_arguments(check)
     check.set_defaults(handler=run_check)
 
     from .fix_command import add_fix_parser, run_fix  # stdlib only: libcst waits for a file with work
@@ -67,6 +67,33 @@ def build_parser() -> argparse.ArgumentParser:
     explain.add_argument("code", metavar="CODE", help="a rule code (HTP101) or name (unpooled-call-in-loop)")
     explain.set_defaults(handler=run_explain)
     return parser
+
+
+def add_report_arguments(check: argparse.ArgumentParser) -> None:
+    """`check`'s reporting flags: the format, where the report goes, colour, counts and the exit code."""
+    from .formats import FORMATS
+
+    check.add_argument("--output-format", "--format", dest="format", choices=FORMATS, default="text",
+                       help="text (flake8's lines; `concise` is the same), full (with the source line and a "
+                       "caret), json, sarif, github (workflow commands), gitlab (Code Quality JSON), pylint "
+                       "(default: text)")
+    check.add_argument("--output-file", "-o", metavar="FILE",
+                       help="write the report to FILE (whole, once the run ends) instead of standard output")
+    check.add_argument("--exit-zero", action="store_true",
+                       help="exit 0 even with findings (usage errors and files that could not be checked still "
+                       "exit 2)")
+    check.add_argument("--statistics", action="store_true",
+                       help="after the findings, the number of findings per code")
+    check.add_argument("--count", action="store_true", help="after everything else, the total number of findings")
+    check.add_argument("--quiet", "-q", action="store_true",
+                       help="only the findings: no closing summary line")
+    add_color_argument(check)
+
+
+def add_color_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--color", "--colour", choices=("auto", "always", "never"), default="auto",
+                        help="colour the text formats: auto (on a terminal, unless NO_COLOR is set), always or "
+                        "never (default: auto)")
 
 
 def add_scan_arguments(parser: argparse.ArgumentParser, verb: str) -> None:
@@ -180,22 +207,22 @@ def _positive_int(value: str) -> int:
 
 # -- check -------------------------------------------------------------------------------------------
 class _Errors:
-    """Files that could not be checked: printed at once, kept (path, reason) for the exit code and SARIF."""
+    """Files that could not be checked: each shown at once (by the report when its format shows it there, else as
+    `path: error: reason` on stderr), kept for the exit code and the report's end."""
 
-    def __init__(self, stream: TextIO, shaped: Optional[TextIO] = None) -> None:
+    def __init__(self, stream: TextIO) -> None:
         self.stream = stream
-        self.shaped = shaped
-        self.items: List[Tuple[str, str]] = []
+        self.formatter: Any = None
+        self.items: List[Any] = []
 
     def __call__(self, path: str, reason: str, where: Optional[Tuple[int, int]] = None) -> None:
-        if where is not None and self.shaped is not None:
-            # A source error in flake8's shape goes with the findings, where editors' problem matchers read.
-            self.shaped.write(f"{path}:{where[0]}:{where[1]}: {reason}\n")
-            self.shaped.flush()
-        else:
+        from .formats import CheckError
+
+        error = CheckError(path, reason, where)
+        if self.formatter is None or not self.formatter.error(error):
             self.stream.write(f"{path}: error: {reason}\n")
             self.stream.flush()
-        self.items.append((path, reason))
+        self.items.append(error)
 
 
 STDIN = "-"
@@ -264,21 +291,24 @@ def stdin_display(args: argparse.Namespace) -> str:
     return args.stdin_filename or STDIN_NAME
 
 
-def _check_job(shared: Tuple[Options, frozenset], candidate: Any) -> Any:
+def _check_job(shared: Tuple[Options, frozenset, Any], candidate: Any) -> Any:
     from .checking import check_file
+    from .reporting import annotate
 
-    options, codes = shared
-    return check_file(candidate.path, candidate.kind, options, codes)
+    options, codes, fix_settings = shared
+    result = check_file(candidate.path, candidate.kind, options, codes)
+    return annotate(result, candidate.kind, fix_settings, facts_path=candidate.path)
 
 
 def _crashed(candidate: Any) -> Any:
     from .checking import FileResult
+    from .reporting import FileReport
 
-    return FileResult(candidate.path, error="the worker process checking it died")
+    return FileReport(FileResult(candidate.path, error="the worker process checking it died"))
 
 
 def _stdin_results(args: argparse.Namespace, stdin: TextIO, excluder: Any, options: Options,
-                   codes: frozenset) -> Iterator[Any]:
+                   codes: frozenset, fix_settings: Any) -> Iterator[Any]:
     """The results for the source on standard input (checked in this process), none when it is excluded."""
     from .checking import check_source
     from .discovery import _kinds
@@ -287,45 +317,42 @@ def _stdin_results(args: argparse.Namespace, stdin: TextIO, excluder: Any, optio
     name = stdin_display(args)
     if args.stdin_filename and stdin_excluded(excluder, args.stdin_filename):
         return  # as flake8 does: an excluded --stdin-display-name is not checked
+    from .reporting import annotate
+
+    facts_path = os.path.abspath(args.stdin_filename) if args.stdin_filename else None
     for kind in _kinds(os.path.basename(name), explicit=True):
-        yield check_source(name, data, kind, options, codes)
+        yield annotate(check_source(name, data, kind, options, codes), kind, fix_settings, data, facts_path)
 
 
 def run_check(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
     """`check`: discover, check (in parallel), report; the exit code."""
     from .discovery import Discovery, Excluder
-    from .formats import make_formatter
-    from .rules import ALL_RULES
+    from .reporting import fix_settings
     from .runner import Runner, default_jobs
 
     check_usage(args)
     settings = scan_settings(args)
     options, codes, exclude = settings.options, settings.codes, settings.exclude
+    fixes = fix_settings(settings.config)
 
-    errors = _Errors(stderr, stdout if args.format == "text" else None)
+    errors = _Errors(stderr)
     excluder = Excluder(exclude)
     discovery = Discovery(excluder, errors)
     paths: Iterable[str] = scan_paths(args, stdin, errors)
-    rules = [rule for rule in ALL_RULES if rule.code in codes]
-    formatter = make_formatter(args.format, stdout, rules)
-    runner = Runner(_check_job, (options, codes), _crashed, args.jobs or default_jobs())
+    runner = Runner(_check_job, (options, codes, fixes), _crashed, args.jobs or default_jobs())
 
-    found = False
-    formatter.start()
-    results: Iterable[Any] = runner.run(discovery.candidates(paths))
-    if STDIN in args.paths:
-        results = _chain(_stdin_results(args, stdin, excluder, options, codes), results)
-    for result in results:
-        if result.error is not None:
-            errors(result.path, result.error, result.where)
-        elif result.findings:
-            found = True
-            formatter.findings(result.path, result.findings)
-    formatter.finish(errors.items)
-    stdout.flush()
+    def results() -> Iterator[Any]:
+        found: Iterable[Any] = runner.run(discovery.candidates(paths))
+        if STDIN in args.paths:
+            found = _chain(_stdin_results(args, stdin, excluder, options, codes, fixes), found)
+        return iter(found)
+
+    from .report_output import write_report
+
+    found = write_report(args, codes, results, errors, stdout, stderr)
     if errors.items:
         return EXIT_ERROR
-    return EXIT_FINDINGS if found else EXIT_CLEAN
+    return EXIT_FINDINGS if found and not args.exit_zero else EXIT_CLEAN
 
 
 def _check_patterns(patterns: Sequence[str]) -> None:

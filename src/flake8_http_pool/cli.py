@@ -1,6 +1,7 @@
 """The `flake8-http-pool` command: `check`, `rules` and `explain` subcommands, and the exit codes.
 
-Exit codes: 0 nothing found, 1 findings, 2 a usage error or a file that could not be checked: a source Python
+Exit codes: 0 nothing found, 1 findings (0 with --exit-zero, as ruff's), 2 a usage error or a file that could
+not be checked (with --exit-zero too: it is about findings, and a broken file must not pass CI): a source Python
 refuses gets flake8's `path:line:col: E999 SyntaxError: ...` line on stdout with the findings (text format), a
 file that cannot be read one `path: error: reason` line on stderr; the other files are still checked.
 
@@ -48,7 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="report findings in Python files and dependency files",
         description="Report findings, one `path:line:col: CODE message` line each. Directories are walked for "
         "*.py files and dependency files (requirements*.txt, pyproject.toml, setup.cfg, setup.py). "
-        "Exit 0: clean; 1: findings; 2: usage error or a file that could not be checked.",
+        "Exit 0: clean; 1: findings (0 with --exit-zero); 2: usage error or a file that could not be checked.",
     )
     add_scan_arguments(check, "report")
     add_report_arguments(check)

@@ -174,7 +174,7 @@ def test_fifo_symlink_loop_and_symlink_out_of_the_root_are_skipped(tmp_path):
     (root / "far.py").symlink_to(outside / "far.py")
     (root / "far_dir").symlink_to(outside, target_is_directory=True)
     (root / "inside_link.py").symlink_to(root / "good.py")  # same file: checked once
-    result = run_cli(["check", "--isolated", "."], cwd=root, timeout=60)
+    result = run_cli(["check", "--isolated", "-q", "."], cwd=root, timeout=60)
     assert_no_traceback(result)
     assert result.stderr == ""
     assert result.returncode == 1

@@ -66,7 +66,7 @@ def test_exit_0_when_clean(tmp_path):
 
 def test_exit_1_with_findings(tmp_path):
     _tree(tmp_path, {"a.py": LOOP, "b.py": CLEAN})
-    result = run_cli(["check", "--isolated", "."], cwd=tmp_path)
+    result = run_cli(["check", "--isolated", "-q", "."], cwd=tmp_path)
     assert result.returncode == 1
     assert result.stdout.splitlines() == [
         "./a.py:3:5: HTP101 " + result.stdout.split(" HTP101 ", 1)[1].splitlines()[0]
@@ -117,7 +117,7 @@ def test_exit_2_for_a_missing_path_and_the_rest_still_checked(tmp_path):
 )
 def test_select_ignore_extend_select_match_prefixes(tmp_path, args, expected):
     _tree(tmp_path, {"a.py": LOOP, "b.py": ASYNC})
-    result = run_cli(["check", "--isolated", *args, "."], cwd=tmp_path)
+    result = run_cli(["check", "--isolated", "-q", *args, "."], cwd=tmp_path)
     assert _codes(result.stdout) == expected
     assert result.returncode == (1 if expected else 0)
 
@@ -127,7 +127,7 @@ def test_discovery_skips_tool_and_environment_folders(tmp_path):
     _tree(tmp_path, {f"{name}/x.py": LOOP for name in skipped})
     _tree(tmp_path, {"pkg/keep.py": LOOP, "pkg/data.txt": LOOP, "venv/pyvenv.cfg": "home = /usr\n"})
     _tree(tmp_path, {"pkg/old_one.py": LOOP})
-    result = run_cli(["check", "--isolated", "--exclude", "legacy,old_*.py", "."], cwd=tmp_path)
+    result = run_cli(["check", "--isolated", "-q", "--exclude", "legacy,old_*.py", "."], cwd=tmp_path)
     assert result.stdout.splitlines() and all(line.startswith("./pkg/keep.py:") for line in result.stdout.splitlines())
     assert result.returncode == 1
 
@@ -140,7 +140,7 @@ def test_an_explicit_file_is_checked_whatever_its_name(tmp_path):
 
 def test_files_from_dash_reads_the_file_list_from_stdin(tmp_path):
     _tree(tmp_path, {"a.py": LOOP, "b.py": LOOP, "c.py": LOOP})
-    result = run_cli(["check", "--isolated", "--files-from", "-"], cwd=tmp_path, stdin="a.py\n\nc.py\n")
+    result = run_cli(["check", "--isolated", "-q", "--files-from", "-"], cwd=tmp_path, stdin="a.py\n\nc.py\n")
     assert sorted(line.split(":")[0] for line in result.stdout.splitlines()) == ["a.py", "c.py"]
 
 
@@ -193,7 +193,7 @@ def test_python_dash_m_runs_the_same_command(tmp_path):
 def test_many_files_in_parallel_keep_their_order(tmp_path):
     names = [f"m{i:03d}.py" for i in range(120)]
     _tree(tmp_path, {name: (LOOP if i % 3 == 0 else CLEAN) for i, name in enumerate(names)})
-    result = run_cli(["check", "--isolated", "--jobs", "2", "."], cwd=tmp_path)
+    result = run_cli(["check", "--isolated", "-q", "--jobs", "2", "."], cwd=tmp_path)
     listed = [line.split(":")[0] for line in result.stdout.splitlines()]
     assert listed == [f"./{name}" for i, name in enumerate(names) if i % 3 == 0]
     assert os.cpu_count()

@@ -24,7 +24,7 @@ def test_nearest_pyproject_with_our_table_is_used_from_a_subfolder(tmp_path):
     _write(tmp_path / "pkg" / "a.py", LOOP)
     _write(tmp_path / "pkg" / "b.py", ASYNC)
     _write(tmp_path / "pkg" / "skip_me" / "c.py", ASYNC)
-    result = run_cli(["check", "."], cwd=tmp_path / "pkg")
+    result = run_cli(["check", "-q", "."], cwd=tmp_path / "pkg")
     assert result.stdout.splitlines() == [line for line in result.stdout.splitlines() if line.startswith("./b.py:3:")]
     assert len(result.stdout.splitlines()) == 1 and result.returncode == 1
     # the command line overrides the config; --isolated ignores it

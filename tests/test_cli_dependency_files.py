@@ -69,7 +69,7 @@ def test_check_reports_dependency_files_in_a_tree(tmp_path):
         "from setuptools import setup\nsetup(install_requires=['grequests', 'urllib3[secure]'])\n"
     )
     (tmp_path / "notes.txt").write_text("gevent\nrequests[security]\n")
-    result = run_cli(["check", "--isolated", "."], cwd=tmp_path)
+    result = run_cli(["check", "--isolated", "-q", "."], cwd=tmp_path)
     assert [line.split(": ")[0] for line in result.stdout.splitlines()] == ["./requirements.txt:2:1", "./setup.py:2:1"]
     assert result.returncode == 1
     assert not (tmp_path / "pwned").exists()

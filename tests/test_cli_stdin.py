@@ -40,7 +40,7 @@ def test_ale_pipes_the_buffer_with_its_display_name(tmp_path: Path) -> None:
     flake8 = f"{shlex.quote(sys.executable)} -m flake8 --isolated --select HTP"
     ours = " ".join(map(shlex.quote, command()))
     via_flake8 = _shell(f"cat buffer.py | {flake8} --stdin-display-name app/views.py -", tmp_path)
-    via_ours = _shell(f"cat buffer.py | {ours} check --isolated --stdin-filename app/views.py -", tmp_path)
+    via_ours = _shell(f"cat buffer.py | {ours} check --isolated -q --stdin-filename app/views.py -", tmp_path)
     assert via_flake8.returncode == via_ours.returncode == 1, via_ours.stderr
     assert via_ours.stdout == via_flake8.stdout
     assert via_ours.stdout.startswith("app/views.py" + MESSAGE_START)
@@ -117,7 +117,7 @@ def test_files_from_a_file_with_bad_entries_reports_each_and_checks_the_rest(tmp
     (tmp_path / "a.py").write_text(LOOP)
     (tmp_path / "b.py").write_text(LOOP)
     (tmp_path / "list.txt").write_bytes(b"a.py\r\nbad\x00name.py\n\nmissing.py\nb.py\n")
-    result = run_cli(["check", "--isolated", "--files-from", "list.txt"], cwd=tmp_path)
+    result = run_cli(["check", "--isolated", "-q", "--files-from", "list.txt"], cwd=tmp_path)
     assert_no_traceback(result)
     assert result.returncode == 2
     assert result.stderr.splitlines() == [

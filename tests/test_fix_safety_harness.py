@@ -306,8 +306,8 @@ class _PendingFixes:
         self.folders = {label: self._copy(workdir / label) for label in ("original", "safe", "unsafe")}
         self.sources = _files(self.folders["original"])
         self.processes = {
-            "safe": _tool(self.folders["safe"], "fix", "--no-progress", "."),
-            "unsafe": _tool(self.folders["unsafe"], "fix", "--no-progress", "--unsafe-fixes", "."),
+            "safe": _tool(self.folders["safe"], "fix", "--no-progress", "--exit-zero", "."),
+            "unsafe": _tool(self.folders["unsafe"], "fix", "--no-progress", "--exit-zero", "--unsafe-fixes", "."),
             "check": _check(self.folders["original"]),
         }
         self._outcome: Optional[FixOutcome] = None

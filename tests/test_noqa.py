@@ -161,7 +161,7 @@ def test_flake8_suppresses_what_the_fixture_names_say(project: Path) -> None:
 
 def test_check_suppresses_what_flake8_suppresses(project: Path) -> None:
     flake8 = run_flake8(sorted(project.iterdir()))
-    ours = run_cli(["check", "--isolated", *sorted(project.iterdir())])
+    ours = run_cli(["check", "--isolated", "-q", *sorted(project.iterdir())])
     assert_no_traceback(ours)
     assert ours.returncode == 1, ours.stderr
     assert _reported(ours.stdout, project) == _reported(flake8.stdout, project) == _expected()

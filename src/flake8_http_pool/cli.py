@@ -1,6 +1,7 @@
 """The `flake8-http-pool` command: `check`, `rules` and `explain` subcommands, and the exit codes.
 
-Exit codes: 0 nothing found, 1 findings, 2 a usage error or a file that could not be checked: a source Python
+Exit codes: 0 nothing found, 1 findings (0 with --exit-zero, as ruff's), 2 a usage error or a file that could
+not be checked (with --exit-zero too: it is about findings, and a broken file must not pass CI): a source Python
 refuses gets flake8's `path:line:col: E999 SyntaxError: ...` line on stdout with the findings (text format), a
 file that cannot be read one `path: error: reason` line on stderr; the other files are still checked.
 
@@ -48,10 +49,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="report findings in Python files and dependency files",
         description="Report findings, one `path:line:col: CODE message` line each. Directories are walked for "
         "*.py files and dependency files (requirements*.txt, pyproject.toml, setup.cfg, setup.py). "
-        "Exit 0: clean; 1: findings; 2: usage error or a file that could not be checked.",
+        "Exit 0: clean; 1: findings (0 with --exit-zero); 2: usage error or a file that could not be checked.",
     )
     add_scan_arguments(check, "report")
-    check.add_argument("--format", choices=("text", "json", "sarif"), default="text", help="output format (default: text)")
+    add_report_arguments(check)
     check.set_defaults(handler=run_check)
 
     from .fix_command import add_fix_parser, run_fix  # stdlib only: libcst waits for a file with work
@@ -67,6 +68,33 @@ def build_parser() -> argparse.ArgumentParser:
     explain.add_argument("code", metavar="CODE", help="a rule code (HTP101) or name (unpooled-call-in-loop)")
     explain.set_defaults(handler=run_explain)
     return parser
+
+
+def add_report_arguments(check: argparse.ArgumentParser) -> None:
+    """`check`'s reporting flags: the format, where the report goes, colour, counts and the exit code."""
+    from .formats import FORMATS
+
+    check.add_argument("--output-format", "--format", dest="format", choices=FORMATS, default="text",
+                       help="text (flake8's lines; `concise` is the same), full (with the source line and a "
+                       "caret), json, sarif, github (workflow commands), gitlab (Code Quality JSON), pylint "
+                       "(default: text)")
+    check.add_argument("--output-file", "-o", metavar="FILE",
+                       help="write the report to FILE (whole, once the run ends) instead of standard output")
+    check.add_argument("--exit-zero", action="store_true",
+                       help="exit 0 even with findings (usage errors and files that could not be checked still "
+                       "exit 2)")
+    check.add_argument("--statistics", action="store_true",
+                       help="after the findings, the number of findings per code")
+    check.add_argument("--count", action="store_true", help="after everything else, the total number of findings")
+    check.add_argument("--quiet", "-q", action="store_true",
+                       help="only the findings: no closing summary line")
+    add_color_argument(check)
+
+
+def add_color_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--color", "--colour", choices=("auto", "always", "never"), default="auto",
+                        help="colour the text formats: auto (on a terminal, unless NO_COLOR is set), always or "
+                        "never (default: auto)")
 
 
 def add_scan_arguments(parser: argparse.ArgumentParser, verb: str) -> None:
@@ -192,22 +220,22 @@ def _positive_int(value: str) -> int:
 
 # -- check -------------------------------------------------------------------------------------------
 class _Errors:
-    """Files that could not be checked: printed at once, kept (path, reason) for the exit code and SARIF."""
+    """Files that could not be checked: each shown at once (by the report when its format shows it there, else as
+    `path: error: reason` on stderr), kept for the exit code and the report's end."""
 
-    def __init__(self, stream: TextIO, shaped: Optional[TextIO] = None) -> None:
+    def __init__(self, stream: TextIO) -> None:
         self.stream = stream
-        self.shaped = shaped
-        self.items: List[Tuple[str, str]] = []
+        self.formatter: Any = None
+        self.items: List[Any] = []
 
     def __call__(self, path: str, reason: str, where: Optional[Tuple[int, int]] = None) -> None:
-        if where is not None and self.shaped is not None:
-            # A source error in flake8's shape goes with the findings, where editors' problem matchers read.
-            self.shaped.write(f"{path}:{where[0]}:{where[1]}: {reason}\n")
-            self.shaped.flush()
-        else:
+        from .formats import CheckError
+
+        error = CheckError(path, reason, where)
+        if self.formatter is None or not self.formatter.error(error):
             self.stream.write(f"{path}: error: {reason}\n")
             self.stream.flush()
-        self.items.append((path, reason))
+        self.items.append(error)
 
 
 STDIN = "-"
@@ -277,18 +305,22 @@ def stdin_display(args: argparse.Namespace) -> str:
 
 
 def _check_job(shared: Any, candidate: Any) -> Any:
-    """In a worker: check one file with the settings its key names (the command line's `Overrides` are `shared`)."""
+    """In a worker: check one file with the settings its key names (the command line's `Overrides` are `shared`),
+    and mark each finding with the fix `fix` would make there."""
     from .checking import check_file
+    from .reporting import annotate
     from .settings import resolved
 
     settings = resolved(shared, candidate.key)
-    return check_file(candidate.path, candidate.kind, settings.options, settings.codes)
+    result = check_file(candidate.path, candidate.kind, settings.options, settings.codes)
+    return annotate(result, candidate.kind, settings.fix_facts(), facts_path=candidate.path)
 
 
 def _crashed(candidate: Any) -> Any:
     from .checking import FileResult
+    from .reporting import FileReport
 
-    return FileResult(candidate.path, error="the worker process checking it died")
+    return FileReport(FileResult(candidate.path, error="the worker process checking it died"))
 
 
 def stdin_key(args: argparse.Namespace, resolver: Any, on_error: Callable[[str, str], None]) -> Any:
@@ -310,47 +342,42 @@ def _stdin_results(args: argparse.Namespace, stdin: TextIO, resolver: Any,
     key = stdin_key(args, resolver, on_error)
     if key is None:
         return
+    from .reporting import annotate
+
     settings = resolved(resolver.overrides, key)
+    facts_path = os.path.abspath(args.stdin_filename) if args.stdin_filename else None
     for kind in _kinds(os.path.basename(name), explicit=True):
-        yield check_source(name, data, kind, settings.options, settings.codes)
+        result = check_source(name, data, kind, settings.options, settings.codes)
+        yield annotate(result, kind, settings.fix_facts(), data, facts_path)
 
 
 def run_check(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
     """`check`: discover, check (in parallel), report; the exit code."""
     from .discovery import Discovery
-    from .formats import make_formatter
-    from .rules import ALL_RULES
+    from .report_output import write_report
     from .runner import Runner, default_jobs
 
     check_usage(args)
     settings = scan_settings(args, stderr)
     resolver = settings.resolver
 
-    errors = _Errors(stderr, stdout if args.format == "text" else None)
+    errors = _Errors(stderr)
     # Each folder's config decides what is excluded below it (see settings.Resolver.excluded).
     discovery = Discovery(resolver, errors)
     paths: Iterable[str] = scan_paths(args, stdin, errors)
-    # Every rule: a config below the working directory may select codes its config does not.
-    formatter = make_formatter(args.format, stdout, list(ALL_RULES))
     # Workers get the command line once and a small settings key per file, never whole settings per file.
     runner = Runner(_check_job, resolver.overrides, _crashed, args.jobs or default_jobs())
 
-    found = False
-    formatter.start()
-    results: Iterable[Any] = runner.run(resolver.keyed(discovery.candidates(paths), errors))
-    if STDIN in args.paths:
-        results = _chain(_stdin_results(args, stdin, resolver, errors), results)
-    for result in results:
-        if result.error is not None:
-            errors(result.path, result.error, result.where)
-        elif result.findings:
-            found = True
-            formatter.findings(result.path, result.findings)
-    formatter.finish(errors.items)
-    stdout.flush()
+    def results() -> Iterator[Any]:
+        found: Iterable[Any] = runner.run(resolver.keyed(discovery.candidates(paths), errors))
+        if STDIN in args.paths:
+            found = _chain(_stdin_results(args, stdin, resolver, errors), found)
+        return iter(found)
+
+    found = write_report(args, results, errors, stdout, stderr)
     if errors.items:
         return EXIT_ERROR
-    return EXIT_FINDINGS if found else EXIT_CLEAN
+    return EXIT_FINDINGS if found and not args.exit_zero else EXIT_CLEAN
 
 
 def _check_patterns(patterns: Sequence[str]) -> None:

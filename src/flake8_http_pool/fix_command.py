@@ -1,7 +1,8 @@
 """The `fix` subcommand: discover files as `check` does, fix each (in worker processes), write, diff or check.
 
-Exit codes: 0 done (or nothing to change), 1 with `--check` when a file would change, 2 a usage error or a
-file that could not be processed (each gets one line on stderr, `path: error: reason`, or for a source Python
+Exit codes, as ruff's: 0 done, every finding fixed (or none found); 1 findings remain that `fix` did not fix
+(unsafe fixes held back, report-only rules), or with `--diff` / `--check` a file would change; with
+`--exit-zero` 0 in those cases; 2 a usage error or a file that could not be processed (each gets one line on stderr, `path: error: reason`, or for a source Python
 refuses flake8's `path:line:col: E999 SyntaxError: ...`; the others are still fixed),
 128 + N when stopped by signal N (SIGINT, SIGTERM, SIGHUP), with no file half-written.
 
@@ -52,6 +53,7 @@ class FileFixResult(NamedTuple):
     error: Optional[str] = None
     diff: Optional[str] = None
     where: Optional[Tuple[int, int]] = None  # set for a source error in flake8's shape (see SourceError)
+    remaining: Tuple[Tuple[str, int], ...] = ()  # WRITE mode: findings per code the file still has afterwards
 
 
 def add_fix_parser(commands: Any) -> argparse.ArgumentParser:
@@ -64,8 +66,9 @@ def add_fix_parser(commands: Any) -> argparse.ArgumentParser:
         description="Apply the fixes of the rules found in Python files, in place. Directories are walked as by "
         "`check`. A file is written only under its root (the directory argument it was found in, else the "
         "working directory; name a file by its real path to fix it elsewhere), only if unchanged since it was "
-        "read and not read-only, atomically, keeping links, owner, mode and line ends. Exit 0: done; 1: with "
-        "--check, files would change; 2: usage error or a file that could not be processed; 128+N: stopped by "
+        "read and not read-only, atomically, keeping links, owner, mode and line ends. Exit 0: done, nothing "
+        "left; 1: findings remain that were not fixed (unsafe or report-only), or with --diff/--check files would "
+        "change (--exit-zero: 0); 2: usage error or a file that could not be processed; 128+N: stopped by "
         "signal N (no file half-written).",
     )
     add_scan_arguments(fix, "fix")
@@ -74,6 +77,12 @@ def add_fix_parser(commands: Any) -> argparse.ArgumentParser:
     mode.add_argument("--diff", action="store_true", help="print a unified diff of the changes and write nothing")
     mode.add_argument("--check", action="store_true", help="write nothing; exit 1 if any file would change (judged by planning the fixes, without applying them)")
     fix.add_argument("--no-progress", action="store_true", help="never show the progress line on stderr")
+    fix.add_argument("--exit-zero", action="store_true",
+                     help="exit 0 even when findings remain or files would change (errors still exit 2)")
+    fix.add_argument("--show-fixes", action="store_true",
+                     help="list what was fixed in each file (`path: HTP101 x2, HTP203`)")
+    fix.add_argument("--quiet", "-q", action="store_true",
+                     help="print nothing but errors (no summary, no progress line)")
     fix.add_argument(
         "--timeout-per-file", type=_seconds, default=DEFAULT_TIMEOUT, metavar="SECONDS",
         help=f"skip (and name) a file that takes longer than this to fix (default {DEFAULT_TIMEOUT:g}; 0: no limit)",
@@ -150,8 +159,9 @@ def fix_file(
     left = tuple(sorted(result.unsafe_left.items()))
     if result.error is not None:
         return FileFixResult(path, unsafe_left=left, error=result.error, where=result.where)
+    remaining = remaining_findings(result.text, options, codes, path) if mode == WRITE else ()
     if result.text == text:
-        return FileFixResult(path, unsafe_left=left, error=unhandled)
+        return FileFixResult(path, unsafe_left=left, error=unhandled, remaining=remaining)
     lost = text.count("\f") - result.text.count("\f")
     if lost > 0:  # whitespace to the compiler, but a byte the user wrote: never dropped silently
         return FileFixResult(path, unsafe_left=left, error=f"the fix would drop {lost} form feed(s) (\\f); not fixed")
@@ -161,7 +171,26 @@ def fix_file(
         refused = _write(path, result.text, data, place, None if before is None else snapshot(before, data))
         if refused is not None:
             return FileFixResult(path, unsafe_left=left, error=refused)
-    return FileFixResult(path, True, applied, left, error=unhandled)
+    return FileFixResult(path, True, applied, left, error=unhandled, remaining=remaining)
+
+
+def remaining_findings(text: str, options: Options, codes: FrozenSet[str], path: str) -> Tuple[Tuple[str, int], ...]:
+    """The findings per code `check` would still report in a (fixed) text: what decides fix's exit code.
+
+    One more analysis of a file that mentions a library (no libcst): the fix's own last round analysed it
+    too, but what `fix_source` hands back does not say, and `check`'s answer is the one that counts.
+    """
+    from .engine import analyze, may_have_findings
+    from .noqa import unsuppressed
+    from .source_files import SourceError, parse_source
+
+    if not may_have_findings(text, options):
+        return ()
+    try:
+        found = unsuppressed(analyze(parse_source(text, path), options, codes=set(codes), source=text), text)
+    except (SourceError, RecursionError):
+        return ()  # the fix's verification already refused such a text; nothing to count
+    return tuple(sorted(Counter(f.code for f in found if f.code in codes).items()))
 
 
 def _stat(path: str) -> Optional[os.stat_result]:
@@ -222,13 +251,7 @@ def _fix_job(shared: Tuple[Any, bool, str, Optional[float]], target: FixTarget) 
     overrides, unsafe, mode, timeout = shared
     found = resolved(overrides, target.key)
     return fix_file(target.path, found.options, found.codes, unsafe, mode, target.root, target.explicit, timeout,
-                    fix_settings(found))
-
-
-def fix_settings(found: Any) -> FixFacts:
-    """The fix-safety settings of a file's config (settings.Resolved), as the planners take them."""
-    return NO_FACTS._replace(application=found.application, extend_safe=found.extend_safe,
-                             extend_unsafe=found.extend_unsafe)
+                    found.fix_facts())
 
 
 def fix_targets(candidates: Callable[[Iterable[str]], Iterable[Any]], paths: Iterable[str]) -> Iterator[FixTarget]:
@@ -300,7 +323,7 @@ def _counts(counter: "Counter[str]") -> str:
 
 
 def summary(scanned: int, changed: int, applied: "Counter[str]", unsafe_left: "Counter[str]",
-            skipped: List[Tuple[str, str]], mode: str) -> str:
+            skipped: List[Tuple[str, str]], mode: str, remaining: "Optional[Counter[str]]" = None) -> str:
     """The closing lines: files scanned and changed, fixes per code, unsafe fixes left, files skipped and why."""
     verb = "changed" if mode == WRITE else "would change"
     fixes = sum(applied.values())
@@ -312,6 +335,12 @@ def summary(scanned: int, changed: int, applied: "Counter[str]", unsafe_left: "C
     if left:
         lines.append(f"{left} unsafe fix{'es' if left != 1 else ''} not applied ({_counts(unsafe_left)}); "
                      "use --unsafe-fixes to apply")
+    # Findings left beyond the unsafe fixes held back: report-only rules and sites no fix can take.
+    unfixable = (remaining or Counter()) - unsafe_left
+    still = sum(unfixable.values())
+    if still:
+        lines.append(f"{still} finding{'s' if still != 1 else ''} with no fix left ({_counts(unfixable)}); "
+                     "`flake8-http-pool check` shows them")
     if skipped:
         lines.append(f"{len(skipped)} file{'s' if len(skipped) != 1 else ''} skipped:")
         lines.extend(f"  {path}: {reason}" for path, reason in skipped)
@@ -347,10 +376,11 @@ def run_fix(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: Tex
     shared = (resolver.overrides, args.unsafe_fixes, mode, args.timeout_per_file)
     runner = Runner(_fix_job, shared, _crashed, args.jobs or default_jobs())
 
-    progress = _Progress(stderr, not args.no_progress)
+    progress = _Progress(stderr, not args.no_progress and not args.quiet)
     scanned = changed = 0
     applied: "Counter[str]" = Counter()
     unsafe_left: "Counter[str]" = Counter()
+    remaining: "Counter[str]" = Counter()
     results = runner.run(fix_targets(lambda found: resolver.keyed(discovery.candidates(found), on_error), paths))
     try:
         with _stopped_by_signals():
@@ -358,6 +388,7 @@ def run_fix(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: Tex
                 for result in results:
                     scanned += 1
                     unsafe_left.update(dict(result.unsafe_left))
+                    remaining.update(dict(result.remaining))
                     if result.error is not None:
                         progress.clear()
                         on_error(result.path, result.error, result.where)
@@ -370,6 +401,10 @@ def run_fix(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: Tex
                         elif mode == CHECK:
                             progress.clear()
                             stdout.write(f"would fix {result.path} ({_counts(Counter(dict(result.applied)))})\n")
+                        if args.show_fixes and result.applied:
+                            progress.clear()
+                            # stdout holds nothing else when writing; a diff or the --check list keeps it
+                            (stdout if mode == WRITE else stderr).write(shown_fixes(result.path, result.applied))
                     progress.update(scanned)
             finally:
                 _close(results)  # stops the workers now (still shielded from a second signal)
@@ -380,10 +415,29 @@ def run_fix(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: Tex
     finally:
         progress.clear()
         stdout.flush()
-    stderr.write(summary(scanned, changed, applied, unsafe_left, skipped, mode))
-    if skipped:
+    if not args.quiet:
+        stderr.write(summary(scanned, changed, applied, unsafe_left, skipped, mode, remaining))
+    return fix_exit_code(args, mode, bool(skipped), changed > 0, sum(remaining.values()) > 0)
+
+
+def fix_exit_code(args: argparse.Namespace, mode: str, errors: bool, changed: bool, remaining: bool) -> int:
+    """ruff's: 2 on errors; else 1 when --diff/--check would change a file, or when writing left findings
+    unfixed; 0 otherwise, and always 0 with --exit-zero."""
+    from . import cli
+
+    if errors:
         return cli.EXIT_ERROR
-    return 1 if mode == CHECK and changed else 0
+    if args.exit_zero:
+        return cli.EXIT_CLEAN
+    if mode in (DIFF, CHECK):
+        return cli.EXIT_FINDINGS if changed else cli.EXIT_CLEAN
+    return cli.EXIT_FINDINGS if remaining else cli.EXIT_CLEAN
+
+
+def shown_fixes(path: str, applied: Iterable[Tuple[str, int]]) -> str:
+    """`--show-fixes`' line for a file: `path: HTP101 x2, HTP203`."""
+    parts = [code if count == 1 else f"{code} x{count}" for code, count in sorted(applied)]
+    return f"{path}: {', '.join(parts)}\n"
 
 
 def _fix_stdin(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO, resolver: Any, mode: str,
@@ -421,7 +475,7 @@ def _fix_stdin(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
     from .settings import resolved
 
     found = resolved(resolver.overrides, key)
-    options, codes, settings = found.options, found.codes, fix_settings(found)
+    options, codes, settings = found.options, found.codes, found.fix_facts()
     try:
         text = decode_source(data)
         facts = facts_for_file(os.path.abspath(args.stdin_filename), settings) if args.stdin_filename else settings
@@ -442,6 +496,7 @@ def _fix_stdin(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
         echo()
         return cli.EXIT_ERROR
     changed = bool(result.applied) if mode == CHECK else result.text != text
+    remaining = Counter(dict(remaining_findings(result.text, options, codes, name))) if mode == WRITE else Counter()
     if mode == WRITE:
         if changed:
             stdout.write(result.text)
@@ -452,9 +507,12 @@ def _fix_stdin(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
     elif mode == CHECK and changed:
         stdout.write(f"would fix {name} ({_counts(Counter(dict(result.applied)))})\n")
     stdout.flush()
-    stderr.write(summary(1, int(changed), Counter(dict(result.applied)) if changed else Counter(),
-                         result.unsafe_left, [], mode))
-    return 1 if mode == CHECK and changed else 0
+    if args.show_fixes and changed and result.applied:
+        stderr.write(shown_fixes(name, result.applied.items()))  # stdout is the source
+    if not args.quiet:
+        stderr.write(summary(1, int(changed), Counter(dict(result.applied)) if changed else Counter(),
+                             result.unsafe_left, [], mode, remaining))
+    return fix_exit_code(args, mode, False, changed, sum(remaining.values()) > 0)
 
 
 def _close(results: Iterable[Any]) -> None:

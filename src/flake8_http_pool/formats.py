@@ -1,48 +1,142 @@
-"""Output formats of `check`: flake8-style text, JSON and SARIF 2.1.0, each written as results arrive."""
+"""Output formats of `check`, each written as results arrive: flake8-style text (also `concise`), `full` (text
+with the source line and a caret), JSON, SARIF 2.1.0, GitHub Actions workflow commands, GitLab Code Quality
+JSON and pylint's parseable lines."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
-from typing import Any, Dict, List, Mapping, Sequence, TextIO, Tuple
+from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Sequence, TextIO, Tuple
 from urllib.parse import quote
 
 from . import __version__
-from .checking import Located
-from .rule import Rule
+from .reporting import Reported
+from .rule import FIX_SAFE, Rule
 
-FORMATS = ("text", "json", "sarif")
+FORMATS = ("text", "concise", "full", "json", "sarif", "github", "gitlab", "pylint")
+TEXT_FORMATS = ("text", "concise", "full")  # the ones for people: colour, [*] marks, the closing summary
 INFORMATION_URI = "https://pypi.org/project/flake8-http-pool/"
 # Each rule's docs page, as committed under docs/rules/ in the repository.
 DOCS_URL = "https://github.com/flake8-http-pool/flake8-http-pool/blob/main/docs/rules/{code}.md"
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+# flake8's codes for a file that does not parse (E999) and one that cannot be read (E902).
+SYNTAX_ERROR = "E999"
+IO_ERROR = "E902"
+
+
+class CheckError(NamedTuple):
+    """A file that could not be checked: the reason, and for a source error its flake8-shaped place."""
+
+    path: str
+    reason: str  # "E999 SyntaxError: ..." for a source error, else the plain reason
+    where: Optional[Tuple[int, int]] = None  # (line, column from 1)
+
+    @property
+    def code(self) -> str:
+        head = self.reason.split(" ", 1)[0]
+        return head if self.where is not None and head[:1].isalpha() and head[1:].isdigit() else IO_ERROR
+
+    @property
+    def message(self) -> str:
+        """The reason without its leading code."""
+        if self.where is not None and self.reason.startswith(self.code + " "):
+            return self.reason[len(self.code) + 1:]
+        return self.reason
+
+    @property
+    def line(self) -> int:
+        return self.where[0] if self.where else 1
+
+    @property
+    def col(self) -> int:
+        return self.where[1] if self.where else 1
+
+
+class Style:
+    """ANSI colours for text output (ruff's: the path bold, the code bold red, the fix mark cyan), or none."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+
+    def _wrap(self, start: str, text: str) -> str:
+        return f"\033[{start}m{text}\033[0m" if self.enabled and text else text
+
+    def path(self, text: str) -> str:
+        return self._wrap("1", text)
+
+    def code(self, text: str) -> str:
+        return self._wrap("1;31", text)
+
+    def mark(self, text: str) -> str:
+        return self._wrap("36", text)
+
+    def caret(self, text: str) -> str:
+        return self._wrap("1;31", text)
+
+
+PLAIN = Style(False)
+FIX_MARK = "[*]"
 
 
 class Formatter:
-    """Writes findings to `out` as they arrive: `start()`, `findings(path, located)` per file, `finish(errors)`."""
+    """Writes a report to `out`: `start()`, `findings(path, reported)` per file with findings, `error(...)` per file
+    that could not be checked (True when written in the report's own stream), then `finish(errors)`."""
 
-    def __init__(self, out: TextIO, rules: Sequence[Rule]) -> None:
+    def __init__(self, out: TextIO, rules: Sequence[Rule], style: Style = PLAIN) -> None:
         self.out = out
         self.rules = rules
+        self.style = style
 
     def start(self) -> None:
         """Called once before any finding."""
 
-    def findings(self, path: str, located: Sequence[Located]) -> None:
+    def findings(self, path: str, reported: Sequence[Reported]) -> None:
         """Called once per file that has findings."""
         raise NotImplementedError
 
-    def finish(self, errors: Sequence[Tuple[str, str]]) -> None:
-        """Called once at the end with the files that could not be checked, as (path, reason)."""
+    def error(self, error: CheckError) -> bool:
+        """Called as a file fails; True if the report shows it (else it goes to stderr as `path: error: ...`)."""
+        return False
+
+    def finish(self, errors: Sequence[CheckError]) -> None:
+        """Called once at the end with every file that could not be checked."""
 
 
 class TextFormatter(Formatter):
-    """`path:line:col: CODE message`, exactly as flake8 prints it (columns from 1)."""
+    """`path:line:col: CODE [*] message`, as flake8 prints it (columns from 1), `[*]` when `fix` fixes the site
+    (ruff's mark, before the message); a source error as flake8's E999 line."""
 
-    def findings(self, path: str, located: Sequence[Located]) -> None:
-        for item in located:
-            f = item.finding
-            self.out.write(f"{path}:{f.line}:{f.col + 1}: {f.code} {f.message}\n")
+    def findings(self, path: str, reported: Sequence[Reported]) -> None:
+        s = self.style
+        for item in reported:
+            f = item.located.finding
+            mark = f" {s.mark(FIX_MARK)}" if item.fix == FIX_SAFE else ""
+            self.out.write(f"{s.path(path)}:{f.line}:{f.col + 1}: {s.code(f.code)}{mark} {f.message}\n")
+            self._source(item)
+
+    def _source(self, item: Reported) -> None:
+        """The `full` format's source line and caret (nothing here)."""
+
+    def error(self, error: CheckError) -> bool:
+        if error.where is None:
+            return False
+        s = self.style
+        self.out.write(f"{s.path(error.path)}:{error.line}:{error.col}: {s.code(error.code)} {error.message}\n")
+        return True
+
+
+class FullFormatter(TextFormatter):
+    """The text lines, each followed by its source line and a caret under the column (flake8's --show-source)."""
+
+    def _source(self, item: Reported) -> None:
+        line = item.source_line.rstrip("\r\n")
+        if not line.strip():
+            return
+        column = item.located.col_chars
+        # Tabs stay tabs in the caret's indent, so the caret lands under the column whatever the tab width.
+        indent = "".join(ch if ch == "\t" else " " for ch in line[:column])
+        self.out.write(f"    {line}\n    {indent}{self.style.caret('^')}\n")
 
 
 def _json_safe(details: Mapping[str, Any]) -> Dict[str, Any]:
@@ -52,17 +146,23 @@ def _json_safe(details: Mapping[str, Any]) -> Dict[str, Any]:
 
 
 class JsonFormatter(Formatter):
-    """A JSON array of objects: path, code, message, line, col (from 1), end_line, end_col, rule name."""
+    """A JSON array of objects: path, code, name, message, line, col (from 1), end_line, end_col, fix ("safe",
+    "unsafe" or null: what `fix` does with the site), details. A file that could not be checked is a record too,
+    with flake8's code (E999: does not parse; E902: cannot be read), name "error" and fix null."""
 
     def start(self) -> None:
         self.out.write("[")
         self._first = True
         self._names = {rule.code: rule.name for rule in self.rules}
 
-    def findings(self, path: str, located: Sequence[Located]) -> None:
-        for item in located:
-            f = item.finding
-            record = {
+    def _record(self, record: Dict[str, Any]) -> None:
+        self.out.write(("\n  " if self._first else ",\n  ") + json.dumps(record, ensure_ascii=False))
+        self._first = False
+
+    def findings(self, path: str, reported: Sequence[Reported]) -> None:
+        for item in reported:
+            f = item.located.finding
+            self._record({
                 "path": path,
                 "code": f.code,
                 "name": self._names.get(f.code, ""),
@@ -71,12 +171,17 @@ class JsonFormatter(Formatter):
                 "col": f.col + 1,
                 "end_line": f.end_line,
                 "end_col": f.end_col + 1,
+                "fix": item.fix,
                 "details": _json_safe(f.details),
-            }
-            self.out.write(("\n  " if self._first else ",\n  ") + json.dumps(record, ensure_ascii=False))
-            self._first = False
+            })
 
-    def finish(self, errors: Sequence[Tuple[str, str]]) -> None:
+    def finish(self, errors: Sequence[CheckError]) -> None:
+        for error in errors:
+            self._record({
+                "path": error.path, "code": error.code, "name": "error", "message": error.message,
+                "line": error.line, "col": error.col, "end_line": error.line, "end_col": error.col,
+                "fix": None, "details": {},
+            })
         self.out.write("]\n" if self._first else "\n]\n")
 
 
@@ -154,9 +259,10 @@ class SarifFormatter(Formatter):
             "properties": {"tags": ["performance", "http"], "fix": rule.fix},
         }
 
-    def findings(self, path: str, located: Sequence[Located]) -> None:
+    def findings(self, path: str, reported: Sequence[Reported]) -> None:
         location = self._artifact(path)
-        for item in located:
+        for entry in reported:
+            item = entry.located
             f = item.finding
             region = {
                 "startLine": f.line,
@@ -171,11 +277,23 @@ class SarifFormatter(Formatter):
                 "level": "warning",
                 "message": {"text": f.message},
                 "locations": [{"physicalLocation": {"artifactLocation": location, "region": region}}],
+                "properties": {"fix": entry.fix},
             }
             if f.code in self._index:
                 result["ruleIndex"] = self._index[f.code]
             self.out.write(("" if self._first else ",") + json.dumps(result, ensure_ascii=False))
             self._first = False
+
+    def _notification(self, error: CheckError) -> Dict[str, Any]:
+        location: Dict[str, Any] = {"artifactLocation": self._artifact(error.path)}
+        if error.where is not None:
+            location["region"] = {"startLine": error.line, "startColumn": error.col}
+        return {
+            "level": "error",
+            "message": {"text": f"{error.path}: error: {error.reason}"},
+            "descriptor": {"id": error.code},
+            "locations": [{"physicalLocation": location}],
+        }
 
     def _artifact(self, path: str) -> Dict[str, Any]:
         absolute = os.path.abspath(path)
@@ -184,15 +302,8 @@ class SarifFormatter(Formatter):
             return {"uri": quote(relative.replace(os.sep, "/")), "uriBaseId": "%SRCROOT%"}
         return {"uri": "file://" + quote(absolute.replace(os.sep, "/"))}
 
-    def finish(self, errors: Sequence[Tuple[str, str]]) -> None:
-        notifications: List[Dict[str, Any]] = [
-            {
-                "level": "error",
-                "message": {"text": f"{path}: error: {reason}"},
-                "locations": [{"physicalLocation": {"artifactLocation": self._artifact(path)}}],
-            }
-            for path, reason in errors
-        ]
+    def finish(self, errors: Sequence[CheckError]) -> None:
+        notifications: List[Dict[str, Any]] = [self._notification(error) for error in errors]
         invocation: Dict[str, Any] = {"executionSuccessful": not errors}
         if notifications:
             invocation["toolExecutionNotifications"] = notifications
@@ -211,9 +322,113 @@ def _directory_uri(path: str) -> str:
     return "file://" + quote(path.replace(os.sep, "/").rstrip("/") + "/")
 
 
-def make_formatter(name: str, out: TextIO, rules: Sequence[Rule]) -> Formatter:
-    """The formatter called `name` (one of FORMATS)."""
-    classes: Dict[str, type] = {"text": TextFormatter, "json": JsonFormatter, "sarif": SarifFormatter}
-    formatter: Formatter = classes[name](out, rules)
-    return formatter
+def github_data(text: str) -> str:
+    """A workflow command's message, escaped as the runner unescapes it (% first, then CR and LF)."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
+
+def github_property(text: str) -> str:
+    """A workflow command's property value: the message's escapes, and `:` and `,` that would end it."""
+    return github_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+class GithubFormatter(Formatter):
+    """GitHub Actions workflow commands, one per finding (`::warning file=...,line=...,col=...,endLine=...,
+    endColumn=...,title=HTP101::message`), so findings show on a pull request's diff without code scanning.
+    A file that could not be checked is an `::error` line."""
+
+    def findings(self, path: str, reported: Sequence[Reported]) -> None:
+        for entry in reported:
+            item = entry.located
+            f = item.finding
+            props = [("file", path), ("line", str(f.line)), ("col", str(item.col_chars + 1))]
+            if (f.end_line, item.end_col_chars) > (f.line, item.col_chars):
+                props += [("endLine", str(f.end_line)), ("endColumn", str(item.end_col_chars + 1))]
+            props.append(("title", f.code))
+            mark = f" {FIX_MARK}" if entry.fix == FIX_SAFE else ""
+            self._command("warning", props, f"{f.code}{mark} {f.message}")
+
+    def _command(self, kind: str, props: Sequence[Tuple[str, str]], message: str) -> None:
+        joined = ",".join(f"{key}={github_property(value)}" for key, value in props)
+        self.out.write(f"::{kind} {joined}::{github_data(message)}\n")
+
+    def error(self, error: CheckError) -> bool:
+        props = [("file", error.path)]
+        if error.where is not None:
+            props += [("line", str(error.line)), ("col", str(error.col))]
+        props.append(("title", error.code))
+        self._command("error", props, f"{error.code} {error.message}")
+        return False  # the runner shows the ::error line; stderr still names the file for people
+
+
+class GitlabFormatter(Formatter):
+    """GitLab Code Quality JSON: an array of issues with description, check_name, fingerprint, severity and
+    location {path, lines {begin}}. The fingerprint hashes the path, the code and the finding's source line
+    (not its number, so a finding keeps its identity when lines move above it), plus how many identical
+    (path, code, line) issues came before it: GitLab shows one issue per fingerprint."""
+
+    def start(self) -> None:
+        self.out.write("[")
+        self._first = True
+        self._seen: Dict[Tuple[str, str, str], int] = {}
+        self._cwd = os.getcwd()
+
+    def _issue(self, path: str, code: str, message: str, line: int, source_line: str, severity: str) -> None:
+        shown = _relative(path, self._cwd)
+        key = (shown, code, source_line.strip())
+        occurrence = self._seen.get(key, 0)
+        self._seen[key] = occurrence + 1
+        digest = hashlib.sha256("\0".join((*key, str(occurrence))).encode("utf-8", "surrogateescape")).hexdigest()
+        issue = {
+            "description": f"{code} {message}",
+            "check_name": code,
+            "fingerprint": digest[:32],
+            "severity": severity,
+            "location": {"path": shown, "lines": {"begin": line}},
+        }
+        self.out.write(("\n  " if self._first else ",\n  ") + json.dumps(issue, ensure_ascii=False))
+        self._first = False
+
+    def findings(self, path: str, reported: Sequence[Reported]) -> None:
+        for entry in reported:
+            f = entry.located.finding
+            self._issue(path, f.code, f.message, f.line, entry.source_line, "minor")
+
+    def finish(self, errors: Sequence[CheckError]) -> None:
+        for error in errors:
+            self._issue(error.path, error.code, error.message, error.line, "", "major")
+        self.out.write("]\n" if self._first else "\n]\n")
+
+
+class PylintFormatter(Formatter):
+    """`path:line: [CODE] message`, as ruff's and pylint's parseable format; a file that could not be checked is
+    an `[E999]` / `[E902]` line."""
+
+    def findings(self, path: str, reported: Sequence[Reported]) -> None:
+        for entry in reported:
+            f = entry.located.finding
+            self.out.write(f"{path}:{f.line}: [{f.code}] {f.message}\n")
+
+    def error(self, error: CheckError) -> bool:
+        self.out.write(f"{error.path}:{error.line}: [{error.code}] {error.message}\n")
+        return error.where is not None  # an unreadable file is still named on stderr
+
+
+def _relative(path: str, root: str) -> str:
+    """A path as GitLab wants it: relative to the project (the working directory) with `/`, when inside it."""
+    absolute = os.path.abspath(path)
+    if _inside(absolute, root):
+        path = os.path.relpath(absolute, root)
+    return path.replace(os.sep, "/")
+
+
+_CLASSES: Dict[str, type] = {
+    "text": TextFormatter, "concise": TextFormatter, "full": FullFormatter, "json": JsonFormatter,
+    "sarif": SarifFormatter, "github": GithubFormatter, "gitlab": GitlabFormatter, "pylint": PylintFormatter,
+}
+
+
+def make_formatter(name: str, out: TextIO, rules: Sequence[Rule], style: Style = PLAIN) -> Formatter:
+    """The formatter called `name` (one of FORMATS); `style` colours the text formats only."""
+    formatter: Formatter = _CLASSES[name](out, rules, style if name in TEXT_FORMATS else PLAIN)
+    return formatter

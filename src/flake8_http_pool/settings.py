@@ -15,11 +15,14 @@ from __future__ import annotations
 
 import argparse
 import os
-from typing import Callable, Dict, FrozenSet, Iterable, Iterator, List, NamedTuple, Optional, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, Iterable, Iterator, List, NamedTuple, Optional, Tuple
 
 from .config import Config, ConfigError, load_any
 from .discovery import Excluder
 from .options import Options
+
+if TYPE_CHECKING:
+    from .fix_facts import FixFacts
 
 # A file's settings key: the config read (None: none) and the per-file-ignores selectors that match it.
 Key = Tuple[Optional[str], Tuple[str, ...]]
@@ -60,6 +63,13 @@ class Resolved(NamedTuple):
     application: bool = False
     extend_safe: Tuple[str, ...] = ()
     extend_unsafe: Tuple[str, ...] = ()
+
+    def fix_facts(self) -> "FixFacts":
+        """The fix-safety settings of this file's config, as the planners take them (check's marks, fix)."""
+        from .fix_facts import NO_FACTS
+
+        return NO_FACTS._replace(application=self.application, extend_safe=self.extend_safe,
+                                 extend_unsafe=self.extend_unsafe)
 
 
 class SettingsError(Exception):

@@ -43,9 +43,16 @@ def test_ignore_and_hot_decorators_match_flake8_with_the_same_settings(tmp_path)
 
 def test_bad_config_is_a_usage_error(tmp_path):
     _write(tmp_path / "a.py", LOOP)
+    # an unknown key is a warning naming it and the file, and the run goes on (as ruff does)
     _write(tmp_path / "pyproject.toml", '[tool.flake8-http-pool]\nselct = ["HTP"]\n')
     result = run_cli(["check", "."], cwd=tmp_path)
-    assert result.returncode == 2 and "unknown key 'selct'" in result.stderr
+    assert result.returncode == 1 and "./a.py:3:5: HTP101" in result.stdout
+    assert result.stderr.startswith(f"flake8-http-pool: warning: {tmp_path / 'pyproject.toml'}: unknown key 'selct'")
+    assert len(result.stderr.splitlines()) == 1
+    # a wrong type stays an error
+    _write(tmp_path / "pyproject.toml", '[tool.flake8-http-pool]\nselect = "HTP"\napplication = "yes"\n')
+    result = run_cli(["check", "."], cwd=tmp_path)
+    assert result.returncode == 2 and "application must be true or false" in result.stderr and not result.stdout
     _write(tmp_path / "pyproject.toml", '[tool.flake8-http-pool]\nselect = [\n')
     result = run_cli(["check", "."], cwd=tmp_path)
     assert result.returncode == 2 and "invalid TOML" in result.stderr

@@ -53,7 +53,7 @@ def test_known_prefixes_are_still_fine(tmp_path: Path) -> None:
 
 def test_the_config_option_says_what_it_wants(tmp_path: Path) -> None:
     (tmp_path / "a.py").write_text(LOOP)
-    (tmp_path / "setup.cfg").write_text("[flake8]\nselect = HTP\n")
+    (tmp_path / "setup.cfg").write_text("[metadata]\nname = a\n")  # a [flake8] section would be taken
     (tmp_path / "pyproject.toml").write_text("[tool.black]\nline-length = 100\n")
     for name in ("setup.cfg", "pyproject.toml", "missing.toml"):
         result = run_cli(["check", "--config", name, "a.py"], cwd=tmp_path)
@@ -61,5 +61,6 @@ def test_the_config_option_says_what_it_wants(tmp_path: Path) -> None:
         lines = result.stderr.splitlines()
         assert len(lines) == 1, result.stderr
         assert lines[0].startswith(f"flake8-http-pool: error: --config {name}: "), lines[0]
-        assert lines[0].endswith("(it wants a pyproject.toml with a [tool.flake8-http-pool] table)"), lines[0]
+        assert lines[0].endswith("(it wants a pyproject.toml with a [tool.flake8-http-pool] table, or a setup.cfg, "
+                                 "tox.ini or .flake8 with a [flake8] section)"), lines[0]
         assert lines[0].count("error") == 1, lines[0]

@@ -37,6 +37,24 @@ def dotted_name(expr: Optional[ast.AST]) -> Optional[str]:
     return ".".join(reversed(parts))
 
 
+def import_names(tree: ast.AST) -> Dict[str, str]:
+    """Local name -> the module or object it imports, for every absolute import of the module, in any scope.
+
+    `import a.b` binds `a`; `import a.b as c` binds `c` to `a.b`; `from a import b as c` binds `c` to `a.b`.
+    Good for questions where a shadowed name is rare (what a patch target or a client constructor names).
+    """
+    names: Dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                top = alias.name.split(".", 1)[0]
+                names[alias.asname or top] = alias.name if alias.asname else top
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for alias in node.names:
+                names[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+    return names
+
+
 def callee_name(func: ast.expr) -> str:
     """The last name a call is made by (`get` for `requests.get(...)` and `get(...)`), else ""."""
     if isinstance(func, ast.Attribute):

@@ -94,47 +94,43 @@ def add_scan_arguments(parser: argparse.ArgumentParser, verb: str) -> None:
     parser.add_argument("--jobs", "-j", type=_positive_int, metavar="N",
                         help="worker processes (default: the core count)")
     parser.add_argument("--config", metavar="PYPROJECT",
-                        help="read settings from this pyproject.toml instead of the nearest one")
+                        help="read every file's settings from this pyproject.toml (or setup.cfg, tox.ini, .flake8 "
+                        "[flake8] section) instead of each file's nearest config")
     parser.add_argument("--isolated", action="store_true", help="read no config file")
 
 
 class ScanSettings(NamedTuple):
-    """What the command line and `[tool.flake8-http-pool]` decide together, for `check` and `fix` alike."""
+    """What the command line and the config decide together, for `check` and `fix` alike.
+
+    `options`, `codes`, `exclude` and `config` are those of the start folder (the working directory, or
+    --stdin-filename's folder); `resolver` gives each file its own (see `settings`).
+    """
 
     options: Options
     codes: frozenset
     exclude: List[Tuple[str, str]]  # (glob, the folder it is relative to)
     config: Any = None  # the Config read (fix takes its fix-safety settings from it)
+    resolver: Any = None  # settings.Resolver: the settings key of each file, and exclusion per folder
 
 
-def scan_settings(args: argparse.Namespace) -> ScanSettings:
-    """Read the config, merge the command line over it, and refuse bad values as usage errors."""
-    from .config import Config, ConfigError, discover_config, load_config
+CONFIG_WANTED = ("it wants a pyproject.toml with a [tool.flake8-http-pool] table, or a setup.cfg, tox.ini or "
+                 ".flake8 with a [flake8] section")
+
+
+def scan_settings(args: argparse.Namespace, stderr: Optional[TextIO] = None) -> ScanSettings:
+    """Read the start folder's config, merge the command line over it, and refuse bad values as usage errors.
+
+    Warnings (an unknown key in a config) go to `stderr`, one line each, once per config file.
+    """
+    from .config import ConfigError, load_any
     from .rules import ALL_RULES
     from .selection import Selection, SelectionError
+    from .settings import Overrides, Resolver, SettingsError, merge
 
-    try:
-        if args.isolated:
-            config = Config()
-        elif args.config:
-            config = load_config(args.config, require_table=True)
-        else:
-            config = discover_config(_config_start(args))
-    except ConfigError as error:
-        if args.config and not args.isolated:
-            # Say what --config wants: people pass setup.cfg or .flake8 here out of flake8 habit.
-            raise UsageError(f"--config {error} (it wants a pyproject.toml with a [tool.flake8-http-pool] "
-                             "table)") from None
-        raise UsageError(str(error)) from None
     known = [rule.code for rule in ALL_RULES]
-    where = f" in {config.path}" if config.path else ""
     # Each list is checked on its own so the message can say where the unknown code was written.
-    for option, values in (
-        ("--select", args.select), ("--ignore", args.ignore), ("--extend-select", args.extend_select),
-        (f"select{where}", config.select if args.select is None else None),
-        (f"ignore{where}", config.ignore if args.ignore is None else None),
-        (f"extend-select{where}", config.extend_select),
-    ):
+    for option, values in (("--select", args.select), ("--ignore", args.ignore),
+                           ("--extend-select", args.extend_select)):
         if not values:
             continue
         try:
@@ -146,26 +142,42 @@ def scan_settings(args: argparse.Namespace) -> ScanSettings:
             raise UsageError(f"{option}: unknown rule selector{'s' if len(unknown) > 1 else ''} "
                              f"{', '.join(unknown)} (this tool's codes are {known[0]}-{known[-1]}; "
                              "see `flake8-http-pool rules`)")
+    overrides = Overrides.from_args(args)
+    _check_patterns(overrides.unpooled_calls)
+    out = stderr if stderr is not None else sys.stderr
+
+    def warn(line: str) -> None:
+        out.write(f"flake8-http-pool: warning: {line}\n")
+        out.flush()
+
+    path: Optional[str] = None
     try:
-        selection = Selection(
-            select=args.select if args.select is not None else config.select,
-            ignore=args.ignore if args.ignore is not None else config.ignore,
-            extend_select=list(config.extend_select) + args.extend_select,
-        )
+        if args.isolated:
+            mode = "isolated"
+        elif args.config:
+            mode, path = "explicit", load_any(args.config, require_table=True).path
+        else:
+            mode = "nearest"
+    except ConfigError as error:
+        # Say what --config wants: people pass a file of flake8's or black's here out of habit.
+        raise UsageError(f"--config {error} ({CONFIG_WANTED})") from None
+    resolver = Resolver(overrides, mode, path, warn)
+    if mode == "nearest":
+        path = resolver.config_path_for_directory(os.path.abspath(_config_start(args) or os.getcwd()))
+    try:
+        config = resolver.load(path)
+        selected = merge(config, overrides)
+    except (ConfigError, SettingsError) as error:
+        raise UsageError(str(error)) from None
     except SelectionError as error:
         raise UsageError(str(error)) from None
-    options = Options(
-        hot_decorators=tuple(config.hot_decorators) + tuple(args.hot_decorators),
-        unpooled_calls=tuple(config.unpooled_calls) + tuple(p.strip() for p in args.unpooled_calls if p.strip()),
-    )
-    _check_patterns(options.unpooled_calls)
     if args.exclude is not None:
         exclude = [(pattern, os.getcwd()) for pattern in args.exclude]
     else:
         exclude = [(pattern, config.base) for pattern in config.exclude]
+    exclude += [(pattern, config.base) for pattern in config.extend_exclude]
     exclude += [(pattern, os.getcwd()) for pattern in args.extend_exclude]
-    codes = frozenset(selection.codes(rule.code for rule in ALL_RULES))
-    return ScanSettings(options, codes, exclude, config)
+    return ScanSettings(selected.options, selected.codes, exclude, config, resolver)
 
 
 def _positive_int(value: str) -> int:
@@ -264,11 +276,13 @@ def stdin_display(args: argparse.Namespace) -> str:
     return args.stdin_filename or STDIN_NAME
 
 
-def _check_job(shared: Tuple[Options, frozenset], candidate: Any) -> Any:
+def _check_job(shared: Any, candidate: Any) -> Any:
+    """In a worker: check one file with the settings its key names (the command line's `Overrides` are `shared`)."""
     from .checking import check_file
+    from .settings import resolved
 
-    options, codes = shared
-    return check_file(candidate.path, candidate.kind, options, codes)
+    settings = resolved(shared, candidate.key)
+    return check_file(candidate.path, candidate.kind, settings.options, settings.codes)
 
 
 def _crashed(candidate: Any) -> Any:
@@ -277,44 +291,55 @@ def _crashed(candidate: Any) -> Any:
     return FileResult(candidate.path, error="the worker process checking it died")
 
 
-def _stdin_results(args: argparse.Namespace, stdin: TextIO, excluder: Any, options: Options,
-                   codes: frozenset) -> Iterator[Any]:
+def stdin_key(args: argparse.Namespace, resolver: Any, on_error: Callable[[str, str], None]) -> Any:
+    """The settings key of the source on standard input: that of --stdin-filename's path, else of the cwd's."""
+    return resolver.key_for(os.path.abspath(args.stdin_filename or STDIN_NAME), on_error)
+
+
+def _stdin_results(args: argparse.Namespace, stdin: TextIO, resolver: Any,
+                   on_error: Callable[[str, str], None]) -> Iterator[Any]:
     """The results for the source on standard input (checked in this process), none when it is excluded."""
     from .checking import check_source
     from .discovery import _kinds
+    from .settings import resolved
 
     data = read_stdin_bytes(stdin)
     name = stdin_display(args)
-    if args.stdin_filename and stdin_excluded(excluder, args.stdin_filename):
+    if args.stdin_filename and stdin_excluded(resolver, args.stdin_filename):
         return  # as flake8 does: an excluded --stdin-display-name is not checked
+    key = stdin_key(args, resolver, on_error)
+    if key is None:
+        return
+    settings = resolved(resolver.overrides, key)
     for kind in _kinds(os.path.basename(name), explicit=True):
-        yield check_source(name, data, kind, options, codes)
+        yield check_source(name, data, kind, settings.options, settings.codes)
 
 
 def run_check(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
     """`check`: discover, check (in parallel), report; the exit code."""
-    from .discovery import Discovery, Excluder
+    from .discovery import Discovery
     from .formats import make_formatter
     from .rules import ALL_RULES
     from .runner import Runner, default_jobs
 
     check_usage(args)
-    settings = scan_settings(args)
-    options, codes, exclude = settings.options, settings.codes, settings.exclude
+    settings = scan_settings(args, stderr)
+    resolver = settings.resolver
 
     errors = _Errors(stderr, stdout if args.format == "text" else None)
-    excluder = Excluder(exclude)
-    discovery = Discovery(excluder, errors)
+    # Each folder's config decides what is excluded below it (see settings.Resolver.excluded).
+    discovery = Discovery(resolver, errors)
     paths: Iterable[str] = scan_paths(args, stdin, errors)
-    rules = [rule for rule in ALL_RULES if rule.code in codes]
-    formatter = make_formatter(args.format, stdout, rules)
-    runner = Runner(_check_job, (options, codes), _crashed, args.jobs or default_jobs())
+    # Every rule: a config below the working directory may select codes its config does not.
+    formatter = make_formatter(args.format, stdout, list(ALL_RULES))
+    # Workers get the command line once and a small settings key per file, never whole settings per file.
+    runner = Runner(_check_job, resolver.overrides, _crashed, args.jobs or default_jobs())
 
     found = False
     formatter.start()
-    results: Iterable[Any] = runner.run(discovery.candidates(paths))
+    results: Iterable[Any] = runner.run(resolver.keyed(discovery.candidates(paths), errors))
     if STDIN in args.paths:
-        results = _chain(_stdin_results(args, stdin, excluder, options, codes), results)
+        results = _chain(_stdin_results(args, stdin, resolver, errors), results)
     for result in results:
         if result.error is not None:
             errors(result.path, result.error, result.where)

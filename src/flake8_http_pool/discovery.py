@@ -6,7 +6,7 @@ import errno
 import fnmatch
 import os
 import stat
-from typing import Callable, Iterable, Iterator, List, NamedTuple, Optional, Set, TextIO, Tuple
+from typing import Any, Callable, Iterable, Iterator, List, NamedTuple, Optional, Set, TextIO, Tuple
 
 # Folders that never hold the project's own code (a virtual environment is recognised by its pyvenv.cfg).
 SKIPPED_DIRECTORIES = frozenset({".git", "__pycache__", "build", "dist", ".tox", ".nox", "node_modules"})
@@ -20,6 +20,7 @@ class Candidate(NamedTuple):
 
     path: str
     kind: str  # PYTHON or DEPENDENCIES; setup.py is both, and is yielded once for each
+    key: Any = None  # its settings key (settings.Key), set by settings.Resolver.keyed
 
 
 def is_dependency_file(name: str) -> bool:
@@ -74,13 +75,14 @@ def _kinds(name: str, explicit: bool) -> Iterator[str]:
 class Discovery:
     """Turns command-line paths into candidates, lazily, so a huge tree is never held in memory.
 
-    Problems with a path the user named (missing, unreadable folder) go to `on_error(path, reason)`;
+    Problems with a path the user named (missing, unreadable folder), and folders or files met in a walk that
+    cannot be looked at (no permission, a path over PATH_MAX), go to `on_error(path, reason)`; dangling links,
     symlink loops, symlinks leading out of the walked root and non-regular files met in a walk are skipped
     silently, as flake8 and ruff skip them.
     """
 
-    def __init__(self, excluder: Excluder, on_error: Callable[[str, str], None]) -> None:
-        self.excluder = excluder
+    def __init__(self, excluder: Any, on_error: Callable[[str, str], None]) -> None:
+        self.excluder = excluder  # anything with `excluded(path)`: an Excluder, or a settings.Resolver
         self.on_error = on_error
 
     def candidates(self, paths: Iterable[str]) -> Iterator[Candidate]:
@@ -119,7 +121,8 @@ class Discovery:
             directory = stack.pop()
             try:
                 dir_info = os.stat(directory)
-            except OSError:
+            except OSError as error:
+                self._unreadable(directory, error)
                 continue
             key = (dir_info.st_dev, dir_info.st_ino)
             if key in visited_dirs:
@@ -129,8 +132,7 @@ class Discovery:
                 with os.scandir(directory) as entries:
                     listing = sorted(entries, key=lambda e: e.name)
             except OSError as error:
-                if directory == top:
-                    self.on_error(directory, (error.strerror or str(error)).lower())
+                self._unreadable(directory, error)
                 continue
             if directory != top and any(entry.name == "pyvenv.cfg" for entry in listing):
                 continue  # a virtual environment
@@ -145,6 +147,18 @@ class Discovery:
                     for kind in _kinds(entry.name, explicit=False):
                         yield Candidate(entry.path, kind)
             stack.extend(reversed(subdirectories))
+
+    def _unreadable(self, path: str, error: OSError) -> None:
+        """One line for a folder or file the walk met and could not look at (no permission, a path longer than
+        the system allows, an I/O error), so a run that skipped part of the tree never looks clean. A dangling
+        symlink or a symlink loop is not the project's code and stays silent, as in flake8 and ruff."""
+        if error.errno in (errno.ENOENT, errno.ELOOP):
+            return
+        if error.errno == errno.ENAMETOOLONG:
+            reason = "path too long for the system to open (over PATH_MAX); skipped"
+        else:
+            reason = f"cannot be read: {(error.strerror or str(error)).lower()}; skipped"
+        self.on_error(path, reason)
 
     def _entry(self, entry: "os.DirEntry[str]", root: str, seen: Set[Tuple[int, int]]) -> Optional[str]:
         """"dir" for a folder to walk, "file" for a file to check, None to skip."""
@@ -166,7 +180,8 @@ class Discovery:
             return None
         try:
             info = entry.stat()  # follows symlinks; a loop raises
-        except OSError:
+        except OSError as error:
+            self._unreadable(entry.path, error)
             return None
         if not stat.S_ISREG(info.st_mode):
             return None  # a FIFO, socket or device named like a source file

@@ -39,6 +39,7 @@ class FixTarget(NamedTuple):
     path: str
     root: str
     explicit: bool
+    key: Any = None  # its settings key (settings.Key): which config's settings it is fixed with
 
 
 class FileFixResult(NamedTuple):
@@ -214,10 +215,20 @@ def unified_diff(path: str, old: str, new: str) -> str:
     return "".join(out)
 
 
-def _fix_job(shared: Tuple[Options, FrozenSet[str], bool, str, Optional[float], FixFacts],
-             target: FixTarget) -> FileFixResult:
-    options, codes, unsafe, mode, timeout, settings = shared
-    return fix_file(target.path, options, codes, unsafe, mode, target.root, target.explicit, timeout, settings)
+def _fix_job(shared: Tuple[Any, bool, str, Optional[float]], target: FixTarget) -> FileFixResult:
+    """In a worker: fix one file with the settings its key names (`shared` holds the command line's Overrides)."""
+    from .settings import resolved
+
+    overrides, unsafe, mode, timeout = shared
+    found = resolved(overrides, target.key)
+    return fix_file(target.path, found.options, found.codes, unsafe, mode, target.root, target.explicit, timeout,
+                    fix_settings(found))
+
+
+def fix_settings(found: Any) -> FixFacts:
+    """The fix-safety settings of a file's config (settings.Resolved), as the planners take them."""
+    return NO_FACTS._replace(application=found.application, extend_safe=found.extend_safe,
+                             extend_unsafe=found.extend_unsafe)
 
 
 def fix_targets(candidates: Callable[[Iterable[str]], Iterable[Any]], paths: Iterable[str]) -> Iterator[FixTarget]:
@@ -240,10 +251,11 @@ def fix_targets(candidates: Callable[[Iterable[str]], Iterable[Any]], paths: Ite
         if candidate.kind != PYTHON:
             continue
         argument = current[0]
+        key = getattr(candidate, "key", None)
         if candidate.path == argument:
-            yield FixTarget(candidate.path, cwd, True)
+            yield FixTarget(candidate.path, cwd, True, key)
         else:
-            yield FixTarget(candidate.path, argument, False)
+            yield FixTarget(candidate.path, argument, False, key)
 
 
 def _crashed(candidate: Any) -> FileFixResult:
@@ -320,14 +332,14 @@ def _require_libcst() -> None:
 def run_fix(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
     """`fix`: discover, fix (in parallel), write / diff / check, summarise; the exit code."""
     from . import cli
-    from .discovery import Discovery, Excluder
+    from .discovery import Discovery
     from .runner import Interrupted, Runner, default_jobs
 
     cli.check_usage(args)
     _require_libcst()
     if cli.STDIN in args.paths and (len(args.paths) > 1 or args.files_from is not None):
         raise cli.UsageError("`fix -` fixes the source on standard input alone; give no other path or --files-from")
-    options, codes, exclude, config = cli.scan_settings(args)
+    resolver = cli.scan_settings(args, stderr).resolver
 
     mode = DIFF if args.diff else CHECK if args.check else WRITE
     skipped: List[Tuple[str, str]] = []
@@ -338,21 +350,20 @@ def run_fix(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: Tex
         stderr.flush()
         skipped.append((path, reason))
 
-    settings = NO_FACTS._replace(
-        application=config.application, extend_safe=config.extend_safe_fixes, extend_unsafe=config.extend_unsafe_fixes,
-    )
     if cli.STDIN in args.paths:
-        return _fix_stdin(args, stdin, stdout, stderr, options, codes, Excluder(exclude), settings, mode, on_error)
-    discovery = Discovery(Excluder(exclude), on_error)
+        return _fix_stdin(args, stdin, stdout, stderr, resolver, mode, on_error)
+    # Each folder's config decides what is excluded below it, and each file is fixed with its own config's
+    # settings (per-file-ignores included: a site of an ignored code is never touched, as with noqa).
+    discovery = Discovery(resolver, on_error)
     paths: Iterable[str] = cli.scan_paths(args, stdin, on_error)
-    shared = (options, codes, args.unsafe_fixes, mode, args.timeout_per_file, settings)
+    shared = (resolver.overrides, args.unsafe_fixes, mode, args.timeout_per_file)
     runner = Runner(_fix_job, shared, _crashed, args.jobs or default_jobs())
 
     progress = _Progress(stderr, not args.no_progress)
     scanned = changed = 0
     applied: "Counter[str]" = Counter()
     unsafe_left: "Counter[str]" = Counter()
-    results = runner.run(fix_targets(discovery.candidates, paths))
+    results = runner.run(fix_targets(lambda found: resolver.keyed(discovery.candidates(found), on_error), paths))
     try:
         with _stopped_by_signals():
             try:
@@ -387,8 +398,7 @@ def run_fix(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: Tex
     return 1 if mode == CHECK and changed else 0
 
 
-def _fix_stdin(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO, options: Options,
-               codes: FrozenSet[str], excluder: Any, settings: FixFacts, mode: str,
+def _fix_stdin(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO, resolver: Any, mode: str,
                on_error: Callable[..., None]) -> int:
     """`fix -`: fix the source on standard input and print it (or its diff) on stdout; never writes a file.
 
@@ -413,9 +423,17 @@ def _fix_stdin(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
             else:
                 stdout.write(data.decode("utf-8", "surrogateescape"))
 
-    if args.stdin_filename and cli.stdin_excluded(excluder, args.stdin_filename):
+    if args.stdin_filename and cli.stdin_excluded(resolver, args.stdin_filename):
         echo()
         return 0
+    key = cli.stdin_key(args, resolver, on_error)
+    if key is None:  # its config cannot be used (said on stderr): the buffer comes back as it was
+        echo()
+        return cli.EXIT_ERROR
+    from .settings import resolved
+
+    found = resolved(resolver.overrides, key)
+    options, codes, settings = found.options, found.codes, fix_settings(found)
     try:
         text = decode_source(data)
         facts = facts_for_file(os.path.abspath(args.stdin_filename), settings) if args.stdin_filename else settings

@@ -15,7 +15,7 @@ import os
 import re
 from typing import Dict, FrozenSet, Iterable, Iterator, NamedTuple, Optional, Set, Tuple
 
-from .bindings import dotted_name
+from .bindings import dotted_name, import_names
 
 # What marks a project's root, nearest first (as ruff, mypy and pre-commit find one).
 ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
@@ -88,7 +88,7 @@ NO_FACTS = FixFacts()
 
 def patch_targets(tree: ast.AST) -> Iterator[str]:
     """The dotted names a module patches or rebinds, resolved through its own imports where it can."""
-    imports = _import_names(tree)
+    imports = import_names(tree)
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
             name = dotted_name(node.func) or ""
@@ -114,23 +114,6 @@ def patch_targets(tree: ast.AST) -> Iterator[str]:
                 qualified = _qualified(dotted_name(target), imports) if isinstance(target, ast.Attribute) else None
                 if qualified:
                     yield qualified
-
-
-def _import_names(tree: ast.AST) -> dict:
-    """Local name -> the module or object it imports, for every import in the module (any scope)."""
-    names = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                if alias.asname:
-                    names[alias.asname] = alias.name
-                else:
-                    top = alias.name.split(".", 1)[0]
-                    names[top] = top
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            for alias in node.names:
-                names[alias.asname or alias.name] = f"{node.module}.{alias.name}"
-    return names
 
 
 def _qualified(name: Optional[str], imports: dict) -> Optional[str]:

@@ -10,7 +10,6 @@ from typing import Any, Callable, Dict, List, NamedTuple, Sequence, Tuple
 from ..finding import Finding
 from ..fix_facts import FixFacts
 from ..rule import FIX_SAFE, FIX_UNSAFE
-from .htp101_sites import plan_loop_wraps
 
 # A planner turns one rule's findings in a module into plan items, each one site's edit. An item may carry a
 # `safety` field ("safe" / "unsafe"): RULES.md decides safety per site, and an empty one means the fix's own.
@@ -22,7 +21,7 @@ class Fix(NamedTuple):
     """A rule's fix: its planner (stdlib only) and where its libcst command lives (imported on use)."""
 
     code: str
-    plan: Planner
+    planner: str  # "module:function", relative to this package: a Planner, imported on use
     command: str  # "module:Class", relative to this package
     # A second fix for a rule sits under its own key ("HTP101:unsafe"): `rule` names the findings it takes
     # (the key when empty) and `safety` overrides the rule's fix safety.
@@ -54,80 +53,34 @@ class Fix(NamedTuple):
                 held.append(item)
         return allowed, held
 
+    def plan(self, findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str], facts: FixFacts) -> List[Any]:
+        """The planner's items for these findings (stdlib only: the planner modules do not import libcst)."""
+        planner: Planner = _load(self.planner)
+        return list(planner(findings, tree, lines, facts))
+
     def command_class(self) -> Any:
         """The libcst command class (this imports libcst)."""
-        module_name, _, class_name = self.command.partition(":")
-        module = importlib.import_module(f"{__name__}.{module_name}")
-        return getattr(module, class_name)
+        return _load(self.command)
 
 
-def _plan_htp101(findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str],
-                 facts: FixFacts) -> List[Any]:
-    return list(plan_loop_wraps(findings, tree, lines, facts))
-
-
-def _plan_htp101_shared(findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str],
-                        facts: FixFacts) -> List[Any]:
-    from .htp101_sites import plan_shared_sessions
-
-    return list(plan_shared_sessions(findings, tree, lines, facts))
-
-
-def _plan_htp102(findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str],
-                 facts: FixFacts) -> List[Any]:
-    from .htp102_sites import plan_shared_clients
-
-    return list(plan_shared_clients(findings, tree, lines, facts))
-
-
-def _plan_htp301(findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str],
-                 facts: FixFacts) -> List[Any]:
-    from .htp301_sites import plan_adapter_mounts
-
-    return list(plan_adapter_mounts(findings, tree, lines, facts))
-
-
-def _plan_htp402(findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str],
-                 facts: FixFacts) -> List[Any]:
-    from .htp402_sites import plan_patch_moves
-
-    return list(plan_patch_moves(findings, tree, lines, facts))
-
-
-def _plan_htp2xx(findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str],
-                 facts: FixFacts) -> List[Any]:
-    from .htp2xx_sites import plan_response_fixes
-
-    # One planner for the three response rules: each call is handed one rule's findings.
-    return list(plan_response_fixes(findings, tree, lines, findings[0].code, facts)) if findings else []
-
-
-def _plan_htp103(findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str],
-                 facts: FixFacts) -> List[Any]:
-    from .htp103_sites import plan_hoists
-
-    return list(plan_hoists(findings, tree, lines, facts))
-
-
-def _plan_htp104(findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str],
-                 facts: FixFacts) -> List[Any]:
-    from .htp104_sites import plan_client_parameters
-
-    return list(plan_client_parameters(findings, tree, lines, facts))
+def _load(where: str) -> Any:
+    """The object a "module:name" string names inside this package, imported on first use."""
+    module_name, _, name = where.partition(":")
+    return getattr(importlib.import_module(f"{__name__}.{module_name}"), name)
 
 
 FIXES: Dict[str, Fix] = {
     # RULES.md: a session around a loop changes cookies and connection reuse, so HTP101's fix is unsafe too.
-    "HTP101": Fix("HTP101", _plan_htp101, "htp101:UnpooledCallInLoopCommand"),
-    "HTP201": Fix("HTP201", _plan_htp2xx, "htp201:UnstreamedDownloadCommand"),
-    "HTP202": Fix("HTP202", _plan_htp2xx, "htp202:StreamApiWithoutStreamCommand"),
-    "HTP203": Fix("HTP203", _plan_htp2xx, "htp203:StreamedResponseNotClosedCommand"),
-    "HTP301": Fix("HTP301", _plan_htp301, "htp301:PoolSmallerThanWorkersCommand"),
-    "HTP402": Fix("HTP402", _plan_htp402, "htp402:LateMonkeyPatchCommand"),
-    "HTP102": Fix("HTP102", _plan_htp102, "htp102:SharedClientCommand"),
+    "HTP101": Fix("HTP101", "htp101_sites:plan_loop_wraps", "htp101:UnpooledCallInLoopCommand"),
+    "HTP201": Fix("HTP201", "htp2xx_sites:plan_rule_fixes", "htp201:UnstreamedDownloadCommand"),
+    "HTP202": Fix("HTP202", "htp2xx_sites:plan_rule_fixes", "htp202:StreamApiWithoutStreamCommand"),
+    "HTP203": Fix("HTP203", "htp2xx_sites:plan_rule_fixes", "htp203:StreamedResponseNotClosedCommand"),
+    "HTP301": Fix("HTP301", "htp301_sites:plan_adapter_mounts", "htp301:PoolSmallerThanWorkersCommand"),
+    "HTP402": Fix("HTP402", "htp402_sites:plan_patch_moves", "htp402:LateMonkeyPatchCommand"),
+    "HTP102": Fix("HTP102", "htp102_sites:plan_shared_clients", "htp102:SharedClientCommand"),
     # HTP101's deferred and handed-on calls (lambda/nested def in a loop, executor.map(requests.get, urls)),
     # and the loops of hot functions (a session around them would be HTP104).
-    "HTP101:unsafe": Fix("HTP101", _plan_htp101_shared, "htp102:SharedClientCommand", safety="unsafe"),
-    "HTP103": Fix("HTP103", _plan_htp103, "htp103:HoistClientCommand"),
-    "HTP104": Fix("HTP104", _plan_htp104, "htp104:ClientParameterCommand"),
+    "HTP101:unsafe": Fix("HTP101", "htp101_sites:plan_shared_sessions", "htp102:SharedClientCommand", safety="unsafe"),
+    "HTP103": Fix("HTP103", "htp103_sites:plan_hoists", "htp103:HoistClientCommand"),
+    "HTP104": Fix("HTP104", "htp104_sites:plan_client_parameters", "htp104:ClientParameterCommand"),
 }

@@ -9,7 +9,7 @@ such sites get no fix.
 from __future__ import annotations
 
 import ast
-from typing import Dict, Mapping, Optional
+from typing import Mapping, Optional
 
 from ..bindings import dotted_name
 from ..libraries import CLIENT_CONSTRUCTORS, canonical
@@ -17,20 +17,6 @@ from ..libraries import CLIENT_CONSTRUCTORS, canonical
 _BARRIERS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 # A client class that is another library's client underneath counts as that library.
 _FAMILY = {"requests_futures": "requests"}
-
-
-def import_names(tree: ast.Module) -> Dict[str, str]:
-    """Local name -> what it imports, for every import of the module (any scope: a client is rarely shadowed)."""
-    names: Dict[str, str] = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                names[alias.asname or alias.name.split(".", 1)[0]] = alias.name if alias.asname else \
-                    alias.name.split(".", 1)[0]
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            for alias in node.names:
-                names[alias.asname or alias.name] = f"{node.module}.{alias.name}"
-    return names
 
 
 def client_family(expr: Optional[ast.AST], imports: Mapping[str, str]) -> Optional[str]:

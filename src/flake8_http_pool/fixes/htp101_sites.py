@@ -232,12 +232,7 @@ def dominates(index: _Index, first: ast.stmt, statement: ast.stmt, scope: ast.AS
     """Whether `first` has run whenever `statement` runs: it comes earlier in the same statement list as
     `statement`, or as a statement enclosing it, inside `scope` (so no `if`, `try` or loop can skip it). An
     import in a `try` whose every handler leaves (`return`, `raise`, ...) has run after that `try`."""
-    holder = index.parents.get(first)
-    if isinstance(holder, ast.Try) and first in holder.body and holder.handlers and all(
-        handler.body and isinstance(handler.body[-1], _LEAVES) for handler in holder.handlers
-    ):
-        # `try: import requests` / `except ImportError: return None`: after the try, the import has run.
-        first = holder
+    first = _past_leaving_try(index, first)
     block = _block_of(index, first)
     if block is None:
         return False
@@ -255,12 +250,19 @@ def _runs_on_import(index: _Index, stmt: ast.stmt) -> bool:
     """Whether a module-level import surely runs when the module is imported: a statement of the module's body,
     or in a `try` of it whose every handler leaves. One under an `if` (or a `try` that goes on without it) may
     leave the name unbound, and a client written where the original only called through it would raise."""
+    stmt = _past_leaving_try(index, stmt)
+    return any(item is stmt for item in index.tree.body)
+
+
+def _past_leaving_try(index: _Index, stmt: ast.stmt) -> ast.stmt:
+    """The `try` holding `stmt` in its body when every handler of it leaves, else `stmt`: after such a try,
+    `stmt` has run (`try: import requests` / `except ImportError: return None`)."""
     holder = index.parents.get(stmt)
     if isinstance(holder, ast.Try) and stmt in holder.body and holder.handlers and all(
         handler.body and isinstance(handler.body[-1], _LEAVES) for handler in holder.handlers
     ):
-        stmt = holder
-    return any(item is stmt for item in index.tree.body)
+        return holder
+    return stmt
 
 
 def _module_binding(

@@ -15,7 +15,8 @@ from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from ..finding import Finding
 from ..fix_facts import NO_FACTS, FixFacts
-from .enclosing_clients import client_open_around, family_of, import_names
+from ..bindings import import_names
+from .enclosing_clients import client_open_around, family_of
 from .htp101_sites import _contains, _Index, _span
 from .positions import Span, char_span
 

@@ -20,7 +20,8 @@ from typing import Dict, List, NamedTuple, Optional, Sequence, Set, Tuple, Union
 from ..finding import Finding
 from ..fix_facts import NO_FACTS, FixFacts
 from ..libraries import FAMILIES
-from .enclosing_clients import client_open_around, family_of, import_names
+from ..bindings import import_names
+from .enclosing_clients import client_open_around, family_of
 from .htp101_sites import _contains, _Index, _span, free_name
 from .htp103_sites import _closed_or_rebound
 from .positions import Span, char_span

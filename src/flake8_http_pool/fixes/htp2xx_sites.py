@@ -544,6 +544,12 @@ def _lines(index: _Index, call: ast.Call, wrap: Optional[Wrap], write: Optional[
     return (low, high)
 
 
+def plan_rule_fixes(findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str],
+                    facts: FixFacts = NO_FACTS) -> List[ResponseEdit]:
+    """A Planner for one of the three response rules: the findings it is handed are all of one rule."""
+    return plan_response_fixes(findings, tree, lines, findings[0].code, facts) if findings else []
+
+
 def plan_response_fixes(
     findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str], code: str, facts: FixFacts = NO_FACTS
 ) -> List[ResponseEdit]:

@@ -131,6 +131,21 @@ def test_unpooled_calls_without_ast_grep_say_which_extra_once(tmp_path: Path) ->
     assert result.returncode == 1 and "b.py:3:5: HTP101" in result.stdout, result
 
 
+def test_unpooled_calls_in_a_nested_config_without_ast_grep_are_said_once_and_the_rest_is_checked(
+        tmp_path: Path) -> None:
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "pyproject.toml").write_text('[tool.flake8-http-pool]\nunpooled-calls = ["mycorp.fetch($$$)"]\n')
+    for name in ("a.py", "b.py"):
+        (tmp_path / "pkg" / name).write_text(LOOP)
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "c.py").write_text(LOOP)
+    result = _blocked("ast_grep_py", ["flake8-http-pool", "check", "."], tmp_path)
+    assert result.returncode == 2, result
+    config = tmp_path / "pkg" / "pyproject.toml"
+    assert result.stderr.splitlines() == [f"{config}: error: {PATTERNS_LINE}"], result.stderr
+    assert "c.py:3:5: HTP101" in result.stdout and "a.py" not in result.stdout
+
+
 # -- a fresh venv: the wheel and flake8, nothing else -------------------------------------------------------
 @pytest.mark.slow  # 20-45 s here: a venv, and flake8's packages from pip's cache or the index
 def test_fresh_venv_without_extras_runs_flake8_and_check_and_fix_names_its_extra(wheel: Path, tmp_path: Path) -> None:

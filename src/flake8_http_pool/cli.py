@@ -385,11 +385,14 @@ def _check_patterns(patterns: Sequence[str]) -> None:
     if not patterns:
         return
     from .custom_calls import PatternError, validate_patterns
+    from .extras import MissingExtra
 
     try:
         validate_patterns(patterns)
     except PatternError as error:
         raise UsageError(f"unpooled-calls: {error}") from None
+    except MissingExtra as error:  # ast-grep-py is the [patterns] extra
+        raise UsageError(str(error)) from None
 
 
 # -- rules and explain -------------------------------------------------------------------------------

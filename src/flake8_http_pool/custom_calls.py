@@ -1,12 +1,15 @@
 """In-house unpooled calls: finds the calls matching the user's ast-grep patterns (option `unpooled-calls`).
 
-ast-grep-py is imported only when patterns are set, so nobody else pays for loading it.
+ast-grep-py (the `[patterns]` extra) is imported only when patterns are set, so nobody else pays for loading
+it, or needs it installed; without it `extras.MissingExtra` says what to install.
 """
 
 from __future__ import annotations
 
 import re
 from typing import Any, Dict, List, Sequence, Tuple
+
+from .extras import MissingExtra, sg_root_class
 
 LANGUAGE = "python"
 
@@ -16,9 +19,7 @@ class PatternError(ValueError):
 
 
 def _root(text: str) -> Any:
-    from ast_grep_py import SgRoot
-
-    return SgRoot(text, LANGUAGE).root()
+    return sg_root_class()(text, LANGUAGE).root()
 
 
 def validate_patterns(patterns: Sequence[str]) -> None:
@@ -32,7 +33,7 @@ def validate_patterns(patterns: Sequence[str]) -> None:
             if call is None or call.text().strip() != text:
                 raise PatternError(f"{pattern!r} is not a call pattern like `mycorp.http.get($$$)`")
             root.find(pattern=text)  # ast-grep's own check of the pattern
-        except PatternError:
+        except (PatternError, MissingExtra):
             raise
         except Exception as error:  # ast-grep reports bad patterns as RuntimeError with a long backtrace
             first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__

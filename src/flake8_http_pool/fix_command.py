@@ -347,6 +347,17 @@ def summary(scanned: int, changed: int, applied: "Counter[str]", unsafe_left: "C
     return "".join(f"flake8-http-pool fix: {line}\n" if not line.startswith("  ") else line + "\n" for line in lines)
 
 
+def _require_libcst() -> None:
+    """libcst is the `[fix]` extra: without it, one usage-error line (exit 2) before any file is read."""
+    from . import cli
+    from .extras import MissingExtra, require_libcst
+
+    try:
+        require_libcst()
+    except MissingExtra as error:
+        raise cli.UsageError(str(error)) from None
+
+
 def run_fix(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
     """`fix`: discover, fix (in parallel), write / diff / check, summarise; the exit code."""
     from . import cli
@@ -354,6 +365,7 @@ def run_fix(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: Tex
     from .runner import Interrupted, Runner, default_jobs
 
     cli.check_usage(args)
+    _require_libcst()
     if cli.STDIN in args.paths and (len(args.paths) > 1 or args.files_from is not None):
         raise cli.UsageError("`fix -` fixes the source on standard input alone; give no other path or --files-from")
     resolver = cli.scan_settings(args, stderr).resolver

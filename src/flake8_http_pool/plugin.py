@@ -60,9 +60,14 @@ def _patterns(value: Any) -> Tuple[str, ...]:
     patterns = tuple(item.strip() for item in items if item.strip())
     if patterns:
         from .custom_calls import PatternError, validate_patterns
+        from .extras import MissingExtra
 
+        # An option that cannot work stops flake8 once with one line, before any file is read: skipping the
+        # patterns quietly would pass code the user asked to have checked.
         try:
             validate_patterns(patterns)
         except PatternError as error:
             raise SystemExit(f"flake8-http-pool: --http-pool-unpooled-calls: {error}") from None
+        except MissingExtra as error:
+            raise SystemExit(f"flake8-http-pool: {error}") from None
     return patterns

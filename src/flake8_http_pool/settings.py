@@ -147,11 +147,14 @@ def check_config(config: Config, overrides: Overrides) -> None:
                                 "see `flake8-http-pool rules`)")
     if config.unpooled_calls:
         from .custom_calls import PatternError, validate_patterns
+        from .extras import MissingExtra
 
         try:
             validate_patterns(config.unpooled_calls)
         except PatternError as error:
             raise SettingsError(f"unpooled-calls{where}: {error}") from None
+        except MissingExtra as error:  # ast-grep-py is the [patterns] extra: said once per config, like the above
+            raise SettingsError(str(error)) from None
 
 
 class Resolver:

@@ -1,0 +1,96 @@
+"""The `http-pool-fix` hook through the real `pre-commit try-repo`, and a config whose `repo:` is a local path.
+
+pre-commit installs the hook repository without extras, so the fix hook works only because
+.pre-commit-hooks.yaml gives it libcst as an additional dependency; the README tells people to point `repo:`
+at a clone's path before a release is published, which the second test does exactly as written there.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Dict
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+# HTP203's safe fix: the response goes into a `with` block (see docs/rules/HTP203.md).
+UNCLOSED = '''import requests
+
+
+def first_line(url):
+    r = requests.get(url, stream=True, timeout=10)
+    for line in r.iter_lines():
+        return line
+'''
+
+
+def _env(tmp_path: Path) -> Dict[str, str]:
+    env = dict(os.environ)
+    env.update(HOME=str(tmp_path / "home"), PRE_COMMIT_HOME=str(tmp_path / "cache"),
+               GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.invalid",
+               GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.invalid")
+    env.pop("PYTHONPATH", None)
+    return env
+
+
+def _hook_repository(tmp_path: Path, env: Dict[str, str]) -> Path:
+    """This working tree as it is now, committed in a copy (pre-commit installs from a revision)."""
+    hooks = tmp_path / "hooks"
+    shutil.copytree(REPO, hooks, ignore=shutil.ignore_patterns(".git", "__pycache__", "*.egg-info", ".pytest_cache",
+                                                                "build", "dist", ".venv*", "venv", ".ci"))
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "hooks"]):
+        subprocess.run(["git", *args], cwd=hooks, check=True, capture_output=True, env=env)
+    return hooks
+
+
+def _project(tmp_path: Path, env: Dict[str, str]) -> Path:
+    project = tmp_path / "project"
+    project.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True, env=env)
+    (project / "fetch.py").write_text(UNCLOSED)
+    subprocess.run(["git", "add", "fetch.py"], cwd=project, check=True, env=env)
+    return project
+
+
+@pytest.mark.slow
+def test_try_repo_fix_hook_rewrites_the_file_with_libcst_from_its_additional_dependency(tmp_path: Path) -> None:
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    env = _env(tmp_path)
+    hooks = _hook_repository(tmp_path, env)
+    project = _project(tmp_path, env)
+    result = subprocess.run(
+        [sys.executable, "-m", "pre_commit", "try-repo", str(hooks), "http-pool-fix", "--files", "fetch.py"],
+        cwd=project, capture_output=True, text=True, env=env, timeout=900,
+    )
+    output = result.stdout + result.stderr
+    # pre-commit fails a hook that changed files: the user reviews the rewrite and adds it again.
+    assert result.returncode == 1, output
+    assert "files were modified by this hook" in output, output
+    assert "needs libcst" not in output, output
+    fixed = (project / "fetch.py").read_text()
+    assert "with requests.get(url, stream=True, timeout=10) as r:" in fixed, fixed
+
+
+@pytest.mark.slow
+def test_a_config_whose_repo_is_a_local_clone_runs_the_check_hook(tmp_path: Path) -> None:
+    """The README's pre-release form: `repo:` a path to a clone, `rev:` a commit of it."""
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    env = _env(tmp_path)
+    hooks = _hook_repository(tmp_path, env)
+    rev = subprocess.run(["git", "rev-parse", "HEAD"], cwd=hooks, check=True, capture_output=True, text=True,
+                         env=env).stdout.strip()
+    project = _project(tmp_path, env)
+    (project / ".pre-commit-config.yaml").write_text(
+        f"repos:\n  - repo: {hooks}\n    rev: {rev}\n    hooks:\n      - id: http-pool-check\n"
+    )
+    result = subprocess.run([sys.executable, "-m", "pre_commit", "run", "--all-files"], cwd=project,
+                            capture_output=True, text=True, env=env, timeout=900)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "fetch.py:5:9: HTP203" in result.stdout, result.stdout + result.stderr

@@ -110,7 +110,7 @@ def _build(base: Path, entries: List[Entry]) -> Tree:
 def _run(tree: Tree, fmt: str, log: Path) -> subprocess.CompletedProcess:
     env = dict(os.environ, HTP_OPEN_LOG=str(log), NO_COLOR="1")
     return subprocess.run(
-        [sys.executable, "-c", LAUNCH, "check", "--isolated", "--jobs", "1", "--format", fmt, "."],
+        [sys.executable, "-c", LAUNCH, "check", "-q", "--isolated", "--jobs", "1", "--format", fmt, "."],
         cwd=tree.root, capture_output=True, timeout=120, env=env,
     )
 
@@ -118,7 +118,7 @@ def _run(tree: Tree, fmt: str, log: Path) -> subprocess.CompletedProcess:
 FINDING_LINE = re.compile(r"^(?P<path>.+):(?P<line>\d+):(?P<col>\d+): (?P<code>HTP\d{3}|E999) ")
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(ENTRIES)
 def test_every_path_ends_in_a_finding_a_pass_or_one_line(entries: List[Entry]) -> None:
     base = Path(tempfile.mkdtemp(prefix="htp-tree-"))
@@ -164,7 +164,7 @@ def test_every_path_ends_in_a_finding_a_pass_or_one_line(entries: List[Entry]) -
 def test_a_name_that_is_not_utf8_keeps_every_format_whole(tmp_path: Path, fmt: str) -> None:
     (tmp_path / os.fsdecode(b"bad\xff.py")).write_bytes(LOOP)
     (tmp_path / "new\nline.py").write_bytes(LOOP)
-    result = subprocess.run([sys.executable, "-m", "flake8_http_pool", "check", "--isolated", "--format", fmt, "."],
+    result = subprocess.run([sys.executable, "-m", "flake8_http_pool", "check", "-q", "--isolated", "--format", fmt, "."],
                             cwd=tmp_path, capture_output=True, timeout=120, env=dict(os.environ, NO_COLOR="1"))
     assert result.returncode == 1, result.stderr
     out = result.stdout.decode("utf-8")

@@ -233,7 +233,9 @@ class _Errors:
 
         error = CheckError(path, reason, where)
         if self.formatter is None or not self.formatter.error(error):
-            self.stream.write(f"{path}: error: {reason}\n")
+            from .formats import shown
+
+            self.stream.write(f"{shown(path)}: error: {reason}\n")
             self.stream.flush()
         self.items.append(error)
 

@@ -25,6 +25,7 @@ from types import FrameType
 from typing import Any, Callable, Dict, FrozenSet, Iterable, Iterator, List, NamedTuple, Optional, TextIO, Tuple
 
 from .fix_facts import NO_FACTS, FixFacts
+from .formats import shown
 from .options import Options
 
 WRITE, DIFF, CHECK = "write", "diff", "check"
@@ -239,7 +240,8 @@ def _unhandled_sites(text: str, options: Options, codes: FrozenSet[str], unsafe:
 def unified_diff(path: str, old: str, new: str) -> str:
     """A `diff -u` of the change, marking a last line without a newline as diff does."""
     out = []
-    for line in difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True), path, path):
+    name = shown(path)
+    for line in difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True), name, name):
         out.append(line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n")
     return "".join(out)
 
@@ -343,7 +345,7 @@ def summary(scanned: int, changed: int, applied: "Counter[str]", unsafe_left: "C
                      "`flake8-http-pool check` shows them")
     if skipped:
         lines.append(f"{len(skipped)} file{'s' if len(skipped) != 1 else ''} skipped:")
-        lines.extend(f"  {path}: {reason}" for path, reason in skipped)
+        lines.extend(f"  {shown(path)}: {reason}" for path, reason in skipped)
     return "".join(f"flake8-http-pool fix: {line}\n" if not line.startswith("  ") else line + "\n" for line in lines)
 
 
@@ -375,7 +377,8 @@ def run_fix(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: Tex
 
     def on_error(path: str, reason: str, where: Optional[Tuple[int, int]] = None) -> None:
         # A source error in flake8's shape (`path:3:6: E999 SyntaxError: ...`), else `path: error: reason`.
-        stderr.write(f"{path}:{where[0]}:{where[1]}: {reason}\n" if where else f"{path}: error: {reason}\n")
+        name = shown(path)
+        stderr.write(f"{name}:{where[0]}:{where[1]}: {reason}\n" if where else f"{name}: error: {reason}\n")
         stderr.flush()
         skipped.append((path, reason))
 
@@ -449,7 +452,7 @@ def fix_exit_code(args: argparse.Namespace, mode: str, errors: bool, changed: bo
 def shown_fixes(path: str, applied: Iterable[Tuple[str, int]]) -> str:
     """`--show-fixes`' line for a file: `path: HTP101 x2, HTP203`."""
     parts = [code if count == 1 else f"{code} x{count}" for code, count in sorted(applied)]
-    return f"{path}: {', '.join(parts)}\n"
+    return f"{shown(path)}: {', '.join(parts)}\n"
 
 
 def _fix_stdin(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO, resolver: Any, mode: str,

@@ -112,7 +112,7 @@ class TextFormatter(Formatter):
         for item in reported:
             f = item.located.finding
             mark = f" {s.mark(FIX_MARK)}" if item.fix == FIX_SAFE else ""
-            self.out.write(f"{s.path(path)}:{f.line}:{f.col + 1}: {s.code(f.code)}{mark} {f.message}\n")
+            self.out.write(f"{s.path(shown(path))}:{f.line}:{f.col + 1}: {s.code(f.code)}{mark} {f.message}\n")
             self._source(item)
 
     def _source(self, item: Reported) -> None:
@@ -122,7 +122,7 @@ class TextFormatter(Formatter):
         if error.where is None:
             return False
         s = self.style
-        self.out.write(f"{s.path(error.path)}:{error.line}:{error.col}: {s.code(error.code)} {error.message}\n")
+        self.out.write(f"{s.path(shown(error.path))}:{error.line}:{error.col}: {s.code(error.code)} {error.message}\n")
         return True
 
 
@@ -163,7 +163,7 @@ class JsonFormatter(Formatter):
         for item in reported:
             f = item.located.finding
             self._record({
-                "path": path,
+                "path": shown(path),
                 "code": f.code,
                 "name": self._names.get(f.code, ""),
                 "message": f.message,
@@ -178,7 +178,7 @@ class JsonFormatter(Formatter):
     def finish(self, errors: Sequence[CheckError]) -> None:
         for error in errors:
             self._record({
-                "path": error.path, "code": error.code, "name": "error", "message": error.message,
+                "path": shown(error.path), "code": error.code, "name": "error", "message": error.message,
                 "line": error.line, "col": error.col, "end_line": error.line, "end_col": error.col,
                 "fix": None, "details": {},
             })
@@ -290,7 +290,7 @@ class SarifFormatter(Formatter):
             location["region"] = {"startLine": error.line, "startColumn": error.col}
         return {
             "level": "error",
-            "message": {"text": f"{error.path}: error: {error.reason}"},
+            "message": {"text": f"{shown(error.path)}: error: {error.reason}"},
             "descriptor": {"id": error.code},
             "locations": [{"physicalLocation": location}],
         }
@@ -299,8 +299,8 @@ class SarifFormatter(Formatter):
         absolute = os.path.abspath(path)
         relative = os.path.relpath(absolute, self._cwd) if _inside(absolute, self._cwd) else None
         if relative is not None:
-            return {"uri": quote(relative.replace(os.sep, "/")), "uriBaseId": "%SRCROOT%"}
-        return {"uri": "file://" + quote(absolute.replace(os.sep, "/"))}
+            return {"uri": _uri_path(relative), "uriBaseId": "%SRCROOT%"}
+        return {"uri": "file://" + _uri_path(absolute)}
 
     def finish(self, errors: Sequence[CheckError]) -> None:
         notifications: List[Dict[str, Any]] = [self._notification(error) for error in errors]
@@ -308,6 +308,28 @@ class SarifFormatter(Formatter):
         if notifications:
             invocation["toolExecutionNotifications"] = notifications
         self.out.write('], "invocations": ' + json.dumps([invocation], ensure_ascii=False) + "}]}\n")
+
+
+def shown(path: str) -> str:
+    """A path as a report shows it. A name's bytes that are not UTF-8 (surrogate escapes) become `\\xNN` and
+    control characters their escapes (`\\n`), so every format stays valid UTF-8 and one finding stays one line
+    (a file named `a.py\\n./b.py:1:1: HTP101` cannot forge a second finding)."""
+    if path.isprintable():
+        return path
+    out = []
+    for char in path:
+        if "\udc80" <= char <= "\udcff":
+            out.append(f"\\x{ord(char) - 0xDC00:02x}")
+        elif char.isprintable():
+            out.append(char)
+        else:
+            out.append(char.encode("unicode_escape", "backslashreplace").decode("ascii"))
+    return "".join(out)
+
+
+def _uri_path(path: str) -> str:
+    """A path percent-encoded from its bytes as the file system holds them (a URI can carry any name)."""
+    return quote(os.fsencode(path.replace(os.sep, "/")))
 
 
 def _pascal(name: str) -> str:
@@ -319,7 +341,7 @@ def _inside(path: str, root: str) -> bool:
 
 
 def _directory_uri(path: str) -> str:
-    return "file://" + quote(path.replace(os.sep, "/").rstrip("/") + "/")
+    return "file://" + _uri_path(path.rstrip(os.sep) + os.sep)
 
 
 def github_data(text: str) -> str:
@@ -341,7 +363,7 @@ class GithubFormatter(Formatter):
         for entry in reported:
             item = entry.located
             f = item.finding
-            props = [("file", path), ("line", str(f.line)), ("col", str(item.col_chars + 1))]
+            props = [("file", shown(path)), ("line", str(f.line)), ("col", str(item.col_chars + 1))]
             if (f.end_line, item.end_col_chars) > (f.line, item.col_chars):
                 props += [("endLine", str(f.end_line)), ("endColumn", str(item.end_col_chars + 1))]
             props.append(("title", f.code))
@@ -353,7 +375,7 @@ class GithubFormatter(Formatter):
         self.out.write(f"::{kind} {joined}::{github_data(message)}\n")
 
     def error(self, error: CheckError) -> bool:
-        props = [("file", error.path)]
+        props = [("file", shown(error.path))]
         if error.where is not None:
             props += [("line", str(error.line)), ("col", str(error.col))]
         props.append(("title", error.code))
@@ -407,10 +429,10 @@ class PylintFormatter(Formatter):
     def findings(self, path: str, reported: Sequence[Reported]) -> None:
         for entry in reported:
             f = entry.located.finding
-            self.out.write(f"{path}:{f.line}: [{f.code}] {f.message}\n")
+            self.out.write(f"{shown(path)}:{f.line}: [{f.code}] {f.message}\n")
 
     def error(self, error: CheckError) -> bool:
-        self.out.write(f"{error.path}:{error.line}: [{error.code}] {error.message}\n")
+        self.out.write(f"{shown(error.path)}:{error.line}: [{error.code}] {error.message}\n")
         return error.where is not None  # an unreadable file is still named on stderr
 
 
@@ -419,7 +441,7 @@ def _relative(path: str, root: str) -> str:
     absolute = os.path.abspath(path)
     if _inside(absolute, root):
         path = os.path.relpath(absolute, root)
-    return path.replace(os.sep, "/")
+    return shown(path.replace(os.sep, "/"))
 
 
 _CLASSES: Dict[str, type] = {

@@ -8,8 +8,7 @@ any costs nothing more than before.
 
 from __future__ import annotations
 
-from contextlib import contextmanager
-from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Any, List, NamedTuple, Optional, Sequence, Tuple
 
 from .fix_facts import NO_FACTS, FixFacts
 from .rule import FIX_SAFE, FIX_UNSAFE
@@ -86,42 +85,7 @@ def fix_classes(text: str, path: str, findings: Sequence[Any], settings: FixFact
     facts = facts_for_file(facts_path, settings) if facts_path else settings
     facts = facts.with_module(facts.module, tree)
     lines = source_lines(text)
-    with _one_index_per_tree():
-        return _classes(findings, tree, lines, facts, FIXES)
-
-
-@contextmanager
-def _one_index_per_tree() -> Iterator[None]:
-    """Let the planners share one `_Index` of the tree while sites are planned one by one.
-
-    Each planner call indexes the whole tree (parents, calls, statements); planned site by site that is one
-    walk per site and fix, which made `check` on the fixtures 7x slower. The index is read-only once built
-    (plus a cache of names), so one per tree serves every call. Restored on the way out: `fix` is untouched.
-    """
-    import importlib
-
-    modules = [importlib.import_module(f"{__package__}.fixes.{name}")
-               for name in ("htp101_sites", "htp102_sites", "htp103_sites", "htp104_sites", "htp2xx_sites")]
-    original = getattr(modules[0], "_Index", None)
-    if original is None:
-        yield
-        return
-    built: Dict[int, Tuple[Any, Any]] = {}
-
-    def shared(tree: Any) -> Any:
-        entry = built.get(id(tree))
-        if entry is None or entry[0] is not tree:
-            entry = built[id(tree)] = (tree, original(tree))
-        return entry[1]
-
-    patched = [module for module in modules if getattr(module, "_Index", None) is original]
-    for module in patched:
-        module._Index = shared  # type: ignore[attr-defined]
-    try:
-        yield
-    finally:
-        for module in patched:
-            module._Index = original  # type: ignore[attr-defined]
+    return _classes(findings, tree, lines, facts, FIXES)
 
 
 def _classes(findings: Sequence[Any], tree: Any, lines: Sequence[str], facts: FixFacts,

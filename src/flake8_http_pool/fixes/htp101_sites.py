@@ -77,7 +77,19 @@ class LoopWrap(NamedTuple):
 
 
 class _Index:
-    """What the planner looks up in the `ast` tree: calls and statements by position, parents, names."""
+    """What the planner looks up in the `ast` tree: calls and statements by position, parents, names.
+
+    Built once per tree (`_Index.of`) and only read afterwards, so every planner, and `check`'s fix marks
+    planning site by site, share it instead of walking the tree again per call.
+    """
+
+    @classmethod
+    def of(cls, tree: ast.Module) -> "_Index":
+        index = getattr(tree, "_http_pool_index", None)
+        if index is None:
+            index = cls(tree)
+            tree._http_pool_index = index  # type: ignore[attr-defined]
+        return index
 
     def __init__(self, tree: ast.Module) -> None:
         self.tree = tree
@@ -636,7 +648,7 @@ def plan_loop_wraps(findings: Sequence[Finding], tree: ast.Module, lines: Sequen
     facts: FixFacts = NO_FACTS,
 ) -> List[LoopWrap]:
     """The loops to wrap this round, one library per loop; loops nested in another planned loop wait a round."""
-    index = _Index(tree)
+    index = _Index.of(tree)
     groups: Dict[Tuple[Tuple[int, int, int, int], str], List[Tuple[Finding, ast.Call]]] = {}
     extents: Dict[Tuple[int, int, int, int], ast.stmt] = {}
     # Every reported call of each loop, fixable or not: a per-call cookie or TLS setting anywhere in the loop
@@ -751,7 +763,7 @@ def plan_shared_sessions(findings: Sequence[Finding], tree: ast.Module, lines: S
     """
     from .htp102_sites import plan_shared_clients
 
-    index = _Index(tree)
+    index = _Index.of(tree)
     routed: List[Finding] = []
     for finding in findings:
         details = finding.details or {}

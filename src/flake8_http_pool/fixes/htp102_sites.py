@@ -211,7 +211,7 @@ def plan_shared_clients(findings: Sequence[Finding], tree: ast.Module, lines: Se
     facts: FixFacts = NO_FACTS,
 ) -> List[SharedClient]:
     """The module-level clients to create (or reuse) and the sites to send through them, one entry per library."""
-    index = _Index(tree)
+    index = _Index.of(tree)
     groups: Dict[str, List[Tuple[Finding, Optional[ast.Call]]]] = {}
     for finding in findings:
         details = finding.details or {}

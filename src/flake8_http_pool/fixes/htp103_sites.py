@@ -65,7 +65,7 @@ def plan_hoists(findings: Sequence[Finding], tree: ast.Module, lines: Sequence[s
     facts: FixFacts = NO_FACTS,
 ) -> List[Hoist]:
     """One hoist per loop this round; a loop inside another planned loop waits for the next round."""
-    index = _Index(tree)
+    index = _Index.of(tree)
     imports = import_names(tree)
     chosen: Dict[Tuple[int, int, int, int], Hoist] = {}
     for finding in sorted(findings, key=lambda f: (f.line, f.col)):

@@ -249,7 +249,7 @@ def plan_client_parameters(
     findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str], facts: FixFacts = NO_FACTS
 ) -> List[ClientParameter]:
     """The functions to give a client parameter this round (one finding per function)."""
-    index = _Index(tree)
+    index = _Index.of(tree)
     imports = import_names(tree)
     script = _is_script(tree, facts)
     plans: List[ClientParameter] = []

@@ -555,7 +555,7 @@ def plan_response_fixes(
 ) -> List[ResponseEdit]:
     """The edits for `code`'s findings this round; edits touching the same lines as one already planned wait
     for the next round (the fix loop runs again), so no two edits of a round fight over a statement."""
-    index = _Index(tree)
+    index = _Index.of(tree)
     edits: List[ResponseEdit] = []
     for finding in sorted(findings, key=lambda f: (f.line, f.col)):
         if finding.code != code or not finding.details:

@@ -93,6 +93,9 @@ def add_scan_arguments(parser: argparse.ArgumentParser, verb: str) -> None:
                         help="decorators that mark a function as run many times (comma separated)")
     parser.add_argument("--jobs", "-j", type=_positive_int, metavar="N",
                         help="worker processes (default: the core count)")
+    parser.add_argument("--max-file-size", type=_size, metavar="SIZE",
+                        help="skip (with one line, exit 2) files larger than this: bytes, or 512K, 4M, 1G "
+                        "(default: 4M; 0: no limit)")
     parser.add_argument("--config", metavar="PYPROJECT",
                         help="read settings from this pyproject.toml instead of the nearest one")
     parser.add_argument("--isolated", action="store_true", help="read no config file")
@@ -157,6 +160,7 @@ def scan_settings(args: argparse.Namespace) -> ScanSettings:
     options = Options(
         hot_decorators=tuple(config.hot_decorators) + tuple(args.hot_decorators),
         unpooled_calls=tuple(config.unpooled_calls) + tuple(p.strip() for p in args.unpooled_calls if p.strip()),
+        max_file_size=_max_file_size(args, config),
     )
     _check_patterns(options.unpooled_calls)
     if args.exclude is not None:
@@ -166,6 +170,30 @@ def scan_settings(args: argparse.Namespace) -> ScanSettings:
     exclude += [(pattern, os.getcwd()) for pattern in args.extend_exclude]
     codes = frozenset(selection.codes(rule.code for rule in ALL_RULES))
     return ScanSettings(options, codes, exclude, config)
+
+
+def _size(value: str) -> int:
+    from .source_files import parse_size
+
+    try:
+        return parse_size(value)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _max_file_size(args: argparse.Namespace, config: Any) -> int:
+    """--max-file-size, else the config's `max-file-size`, else the default (4 MB)."""
+    from .source_files import DEFAULT_MAX_FILE_SIZE, parse_size
+
+    if args.max_file_size is not None:
+        return int(args.max_file_size)
+    value = getattr(config, "max_file_size", None)
+    if value is None:
+        return DEFAULT_MAX_FILE_SIZE
+    try:
+        return parse_size(str(value))
+    except ValueError as error:
+        raise UsageError(f"max-file-size in {config.path}: {error}") from None
 
 
 def _positive_int(value: str) -> int:
@@ -196,6 +224,14 @@ class _Errors:
             self.stream.write(f"{path}: error: {reason}\n")
             self.stream.flush()
         self.items.append((path, reason))
+
+
+def _note(stderr: TextIO) -> Callable[[str], None]:
+    """Writes one `flake8-http-pool: ...` line on stderr: something the user asked for was adjusted."""
+    def note(message: str) -> None:
+        stderr.write(f"flake8-http-pool: {message}\n")
+        stderr.flush()
+    return note
 
 
 STDIN = "-"
@@ -296,7 +332,7 @@ def run_check(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: T
     from .discovery import Discovery, Excluder
     from .formats import make_formatter
     from .rules import ALL_RULES
-    from .runner import Runner, default_jobs
+    from .runner import Runner, worker_count
 
     check_usage(args)
     settings = scan_settings(args)
@@ -308,7 +344,7 @@ def run_check(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: T
     paths: Iterable[str] = scan_paths(args, stdin, errors)
     rules = [rule for rule in ALL_RULES if rule.code in codes]
     formatter = make_formatter(args.format, stdout, rules)
-    runner = Runner(_check_job, (options, codes), _crashed, args.jobs or default_jobs())
+    runner = Runner(_check_job, (options, codes), _crashed, worker_count(args.jobs, _note(stderr)))
 
     found = False
     formatter.start()

@@ -16,7 +16,7 @@ else:  # pragma: no cover - exercised on older interpreters only
 SECTION = "flake8-http-pool"
 # Keys as written in pyproject.toml; underscores are accepted too, as ruff accepts both.
 KEYS = ("select", "ignore", "extend-select", "exclude", "unpooled-calls", "hot-decorators", "extend-safe-fixes",
-        "extend-unsafe-fixes", "application")
+        "extend-unsafe-fixes", "application", "max-file-size")
 # Keys that take true or false rather than a list of strings.
 BOOLEAN_KEYS = frozenset({"application"})
 
@@ -38,6 +38,7 @@ class Config(NamedTuple):
     extend_safe_fixes: Tuple[str, ...] = ()  # codes or prefixes whose unsafe fixes `fix` applies as safe
     extend_unsafe_fixes: Tuple[str, ...] = ()  # codes or prefixes whose safe fixes need --unsafe-fixes
     application: bool = False  # no caller outside the project: HTP104 may change any function's signature
+    max_file_size: Optional[str] = None  # `4M`, `512K` or bytes; read by cli._max_file_size (None: the default)
 
     @property
     def base(self) -> str:
@@ -101,7 +102,9 @@ def load_config(path: str, require_table: bool = False) -> Config:
         name = key.replace("_", "-")
         if name not in KEYS:
             raise ConfigError(f"{path}: unknown key {key!r} in [tool.{SECTION}] (known: {', '.join(KEYS)})")
-        if name in BOOLEAN_KEYS:
+        if name == "max-file-size" and isinstance(value, (int, str)) and not isinstance(value, bool):
+            flags[name] = str(value)  # type: ignore[assignment]  # a size: checked by cli._max_file_size
+        elif name in BOOLEAN_KEYS:
             if not isinstance(value, bool):
                 raise ConfigError(f"{path}: {key} must be true or false")
             flags[name] = value
@@ -120,6 +123,7 @@ def load_config(path: str, require_table: bool = False) -> Config:
         extend_safe_fixes=values.get("extend-safe-fixes", ()),
         extend_unsafe_fixes=values.get("extend-unsafe-fixes", ()),
         application=flags.get("application", False),
+        max_file_size=flags.get("max-file-size"),  # type: ignore[arg-type]
     )
 
 

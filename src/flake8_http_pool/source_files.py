@@ -167,12 +167,14 @@ def decode_source(data: bytes) -> str:
 
 
 def _ascii_compatible(encoding: str) -> bool:
-    """Whether ASCII text is the same bytes in `encoding` (not so for UTF-16, UTF-32, EBCDIC code pages)."""
+    """Whether ASCII bytes read in `encoding` are the same text (not so for UTF-16, UTF-32, EBCDIC code pages)."""
     sample = "# -*- coding: x -*-\nimport requests\n"
     try:
-        return sample.encode(encoding) == sample.encode("ascii")
-    except (LookupError, UnicodeError):
+        return sample.encode("ascii").decode(encoding) == sample  # utf-8-sig: no BOM needed, so compatible
+    except LookupError:
         return True  # unknown: decoding reports it in its own words
+    except UnicodeError:
+        return False
 
 
 def parse_source(text: str, filename: str) -> ast.Module:

@@ -63,6 +63,9 @@ def test_the_limit_is_set_on_the_command_line_or_in_pyproject(tmp_path):
     (tmp_path / "pyproject.toml").write_text('[tool.flake8-http-pool]\nmax-file-size = "lots"\n')
     bad = run_cli(["check", "."], cwd=tmp_path)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "max-file-size in " in bad.stderr
+    (tmp_path / "pyproject.toml").write_text('[tool.flake8-http-pool]\nmax-file-size = ["4M"]\n')
+    bad = run_cli(["check", "."], cwd=tmp_path)
+    assert bad.returncode == 2 and 'max-file-size must be a size: a number of bytes, or a string such as "4M"' in bad.stderr
     bad = run_cli(["check", "--max-file-size", "4X", "."], cwd=tmp_path)
     assert bad.returncode == 2 and "not a size: '4X'" in bad.stderr
 

@@ -102,7 +102,9 @@ def load_config(path: str, require_table: bool = False) -> Config:
         name = key.replace("_", "-")
         if name not in KEYS:
             raise ConfigError(f"{path}: unknown key {key!r} in [tool.{SECTION}] (known: {', '.join(KEYS)})")
-        if name == "max-file-size" and isinstance(value, (int, str)) and not isinstance(value, bool):
+        if name == "max-file-size":
+            if not isinstance(value, (int, str)) or isinstance(value, bool):
+                raise ConfigError(f'{path}: {key} must be a size: a number of bytes, or a string such as "4M"')
             flags[name] = str(value)  # type: ignore[assignment]  # a size: checked by cli._max_file_size
         elif name in BOOLEAN_KEYS:
             if not isinstance(value, bool):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from typing import Dict, Iterator, List, NamedTuple, Optional, Tuple
+from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Tuple
 
 from .bindings import Binding, ClassInfo, FunctionInfo, Meaning, Scope, class_method, lookup, resolve
 from .hot_functions import find_hot_functions
@@ -36,6 +36,7 @@ class Analysis:
         self._hot: Optional[Dict[FunctionInfo, str]] = None
         self._unpooled: Optional[List[UnpooledSite]] = None
         self._names: Optional[Dict[str, List[NameUse]]] = None
+        self._names_by_func: Optional[Dict[Tuple[str, int], List[NameUse]]] = None
         self._site_of_call: Optional[Dict[int, CallSite]] = None
         # In-house unpooled calls (option `unpooled-calls`): (line, byte column) of each matching call -> its
         # callee, found by custom_calls.find_custom_calls and set by the engine, which has the source text.
@@ -57,6 +58,16 @@ class Analysis:
                 index.setdefault(use.node.id, []).append(use)
             self._names = index
         return self._names.get(name, [])
+
+    def name_uses_in(self, name: str, func: Any) -> List[NameUse]:
+        """The uses of `name` whose `ctx.func` is `func`: a request's response is followed in its own function,
+        and scanning every function's `r` for each request made a 4 MB module take minutes (quadratic)."""
+        if self._names_by_func is None:
+            index: Dict[Tuple[str, int], List[NameUse]] = {}
+            for use in self.facts.names:
+                index.setdefault((use.node.id, id(use.ctx.func)), []).append(use)
+            self._names_by_func = index
+        return self._names_by_func.get((name, id(func)), [])
 
     # -- meanings ------------------------------------------------------------------------------------
     def meaning(self, expr: ast.AST, scope: Scope) -> Optional[Meaning]:

@@ -9,7 +9,8 @@ from .engine import analyze, may_have_findings
 from .finding import Finding
 from .noqa import unsuppressed
 from .options import Options
-from .source_files import SourceError, decode_source, parse_source, read_bytes
+from .source_files import (SourceError, as_parser_reads, bytes_as_parser_reads, decode_source, parse_source,
+                           read_bytes, resource_error, too_large)
 
 # Every rule starts from an import of one of these, so a file whose bytes hold none of them has no finding.
 # Searching bytes costs ~1 % of a parse and needs no decoding; the engine's own text gate follows.
@@ -33,15 +34,24 @@ class FileResult(NamedTuple):
     where: Optional[Tuple[int, int]] = None  # set for a source error in flake8's shape (see SourceError)
 
 
-def mentions_a_library(data: bytes) -> bool:
-    """The bytes-level gate: False when no HTTP library's name occurs anywhere in the file."""
-    return any(name in data for name in _LIBRARY_BYTES)
+def mentions_a_library(data: bytes, text: Optional[str] = None) -> bool:
+    """The bytes-level gate: False when no HTTP library's name occurs anywhere in the file.
+
+    A file with non-ASCII bytes is searched again as the parser reads its identifiers (NFKC, see
+    `as_parser_reads`), in `text` (the decoded source) when given, else in the bytes taken as UTF-8.
+    """
+    if any(name in data for name in _LIBRARY_BYTES):
+        return True
+    if data.isascii():
+        return False
+    folded = as_parser_reads(text) if text is not None else bytes_as_parser_reads(data).decode("utf-8", "replace")
+    return any(name.decode("ascii") in folded for name in _LIBRARY_BYTES)
 
 
 def check_file(path: str, kind: str, options: Options, codes: FrozenSet[str]) -> FileResult:
     """Check one file; never raises for anything the file holds (bad bytes, bad syntax, deep nesting)."""
     try:
-        data = read_bytes(path)
+        data = read_bytes(path, options.max_file_size)
     except SourceError as error:
         return FileResult(path, error=error.reason, where=error.where)
     return check_source(path, data, kind, options, codes)
@@ -49,6 +59,9 @@ def check_file(path: str, kind: str, options: Options, codes: FrozenSet[str]) ->
 
 def check_source(path: str, data: bytes, kind: str, options: Options, codes: FrozenSet[str]) -> FileResult:
     """Check a file's bytes (read from disk, or standard input shown as `path`); never raises for what they hold."""
+    refused = too_large(len(data), options.max_file_size)  # standard input has no size to fstat
+    if refused is not None:
+        return FileResult(path, error=refused.reason)
     try:
         # Decoding every file (not only those past the gate) is what lets undecodable and NUL-holding files
         # be reported; it costs about as little as the gate itself.
@@ -57,7 +70,7 @@ def check_source(path: str, data: bytes, kind: str, options: Options, codes: Fro
             from .dependency_files import check_dependency_file
 
             found = check_dependency_file(path, text)
-        elif not options.unpooled_calls and not (mentions_a_library(data) and may_have_findings(text, options)):
+        elif not options.unpooled_calls and not (mentions_a_library(data, text) and may_have_findings(text, options)):
             # Nothing to find here, so no walk; still parsed, because a file that does not parse must be
             # reported whatever it imports (a check that silently passes broken files would mislead).
             parse_source(text, path)
@@ -67,8 +80,10 @@ def check_source(path: str, data: bytes, kind: str, options: Options, codes: Fro
             found = analyze(tree, options, source=text)
     except SourceError as error:
         return FileResult(path, error=error.reason, where=error.where)
-    except (RecursionError, MemoryError):
-        return FileResult(path, error="E999 SyntaxError: cannot check: nested too deeply", where=(1, 1))
+    except RecursionError as error:
+        return FileResult(path, error=f"E999 SyntaxError: {resource_error(error, 'check', len(data))}", where=(1, 1))
+    except MemoryError as error:  # not the source's fault: no E999, and never called "nested too deeply"
+        return FileResult(path, error=resource_error(error, "check", len(data)))
     except Exception as error:  # an engine bug must cost one file, not the run
         return FileResult(path, error=f"internal error while checking ({type(error).__name__}: {error})")
     # `# noqa` as flake8 honours it; dependency files have no tokens, so their physical line is searched.

@@ -121,6 +121,9 @@ def add_scan_arguments(parser: argparse.ArgumentParser, verb: str) -> None:
                         help="decorators that mark a function as run many times (comma separated)")
     parser.add_argument("--jobs", "-j", type=_positive_int, metavar="N",
                         help="worker processes (default: the core count)")
+    parser.add_argument("--max-file-size", type=_size, metavar="SIZE",
+                        help="skip (with one line, exit 2) files larger than this: bytes, or 512K, 4M, 1G "
+                        "(default: 4M; 0: no limit)")
     parser.add_argument("--config", metavar="PYPROJECT",
                         help="read every file's settings from this pyproject.toml (or setup.cfg, tox.ini, .flake8 "
                         "[flake8] section) instead of each file's nearest config")
@@ -208,6 +211,15 @@ def scan_settings(args: argparse.Namespace, stderr: Optional[TextIO] = None) -> 
     return ScanSettings(selected.options, selected.codes, exclude, config, resolver)
 
 
+def _size(value: str) -> int:
+    from .source_files import parse_size
+
+    try:
+        return parse_size(value)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 def _positive_int(value: str) -> int:
     try:
         number = int(value)
@@ -238,6 +250,14 @@ class _Errors:
             self.stream.write(f"{shown(path)}: error: {reason}\n")
             self.stream.flush()
         self.items.append(error)
+
+
+def _note(stderr: TextIO) -> Callable[[str], None]:
+    """Writes one `flake8-http-pool: ...` line on stderr: something the user asked for was adjusted."""
+    def note(message: str) -> None:
+        stderr.write(f"flake8-http-pool: {message}\n")
+        stderr.flush()
+    return note
 
 
 STDIN = "-"
@@ -357,7 +377,7 @@ def run_check(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: T
     """`check`: discover, check (in parallel), report; the exit code."""
     from .discovery import Discovery
     from .report_output import write_report
-    from .runner import Runner, default_jobs
+    from .runner import Runner, worker_count
 
     check_usage(args)
     settings = scan_settings(args, stderr)
@@ -368,7 +388,7 @@ def run_check(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: T
     discovery = Discovery(resolver, errors)
     paths: Iterable[str] = scan_paths(args, stdin, errors)
     # Workers get the command line once and a small settings key per file, never whole settings per file.
-    runner = Runner(_check_job, resolver.overrides, _crashed, args.jobs or default_jobs())
+    runner = Runner(_check_job, resolver.overrides, _crashed, worker_count(args.jobs, _note(stderr)))
 
     def results() -> Iterator[Any]:
         found: Iterable[Any] = runner.run(resolver.keyed(discovery.candidates(paths), errors))

@@ -39,7 +39,7 @@ else:  # pragma: no cover - exercised on older interpreters only
 SECTION = "flake8-http-pool"
 # Keys as written in pyproject.toml; underscores are accepted too, as ruff accepts both.
 KEYS = ("select", "ignore", "extend-select", "exclude", "extend-exclude", "per-file-ignores", "unpooled-calls",
-        "hot-decorators", "extend-safe-fixes", "extend-unsafe-fixes", "application")
+        "hot-decorators", "extend-safe-fixes", "extend-unsafe-fixes", "application", "max-file-size")
 # Keys that take true or false rather than a list of strings.
 BOOLEAN_KEYS = frozenset({"application"})
 # The files flake8 reads its `[flake8]` section from, in the order flake8 tries them in one folder.
@@ -78,6 +78,7 @@ class Config(NamedTuple):
     # (glob, codes): files matching the glob (relative to `base`, or a bare file name) do not get those codes.
     per_file_ignores: Tuple[Tuple[str, Tuple[str, ...]], ...] = ()
     warnings: Tuple[str, ...] = ()  # things worth a warning line (unknown keys), said once by the main process
+    max_file_size: Optional[str] = None  # `4M`, `512K` or bytes, checked when read (None: the default)
 
     @property
     def base(self) -> str:
@@ -180,6 +181,17 @@ def load_config(path: str, require_table: bool = False) -> Config:
         name = key.replace("_", "-")
         if name not in KEYS:
             warnings.append(f"{path}: unknown key {key!r} in [tool.{SECTION}], ignored (known: {', '.join(KEYS)})")
+            continue
+        if name == "max-file-size":
+            if not isinstance(value, (int, str)) or isinstance(value, bool):
+                raise ConfigError(f'{path}: {key} must be a size: a number of bytes, or a string such as "4M"')
+            from .source_files import parse_size
+
+            try:
+                parse_size(str(value))
+            except ValueError as error:
+                raise ConfigError(f"{path}: {key}: {error}") from None
+            flags[name] = str(value)  # type: ignore[assignment]
         elif name in BOOLEAN_KEYS:
             if not isinstance(value, bool):
                 raise ConfigError(f"{path}: {key} must be true or false")
@@ -204,6 +216,7 @@ def load_config(path: str, require_table: bool = False) -> Config:
         extend_exclude=values.get("extend-exclude", ()),
         per_file_ignores=ignores,
         warnings=tuple(warnings),
+        max_file_size=flags.get("max-file-size"),  # type: ignore[arg-type]
     )
 
 

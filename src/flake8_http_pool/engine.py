@@ -8,6 +8,7 @@ from typing import Iterable, List, Optional, Sequence
 
 from .finding import Finding
 from .options import DEFAULT_OPTIONS, Options
+from .source_files import as_parser_reads
 
 # A file that imports none of these can hold no finding (every rule starts from such an import).
 _KEYWORDS = ("requests", "httpx", "aiohttp", "urllib", "niquests", "gevent")
@@ -20,6 +21,7 @@ def may_have_findings(text: str, options: Options = DEFAULT_OPTIONS) -> bool:
     """The text gate: False when the source imports no HTTP library, so no walk is needed."""
     if options.unpooled_calls:
         return True
+    text = as_parser_reads(text)  # `import ｒｅｑｕｅｓｔｓ` imports requests
     for keyword in _KEYWORDS:
         if keyword in text:
             return _IMPORT_OF_LIBRARY.search(text) is not None

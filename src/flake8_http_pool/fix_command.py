@@ -121,16 +121,17 @@ def fix_file(
     from .checking import mentions_a_library
     from .fix_facts import facts_for_file
     from .fixing import fix_source, planned_fixes
-    from .source_files import SourceError, decode_source, read_bytes
+    from .source_files import SourceError, decode_source, read_bytes, resource_error
     from .time_budget import OverBudget, time_budget
     from .writing import WriteRefused, locate, snapshot
 
     try:
         place = locate(path, os.getcwd() if root is None else root, explicit)
         before = _stat(path)  # before the read: a change during the read then shows as a newer mtime
-        data = read_bytes(path)
+        data = b""
+        data = read_bytes(path, options.max_file_size)
         text = decode_source(data)
-        if not options.unpooled_calls and not mentions_a_library(data):
+        if not options.unpooled_calls and not mentions_a_library(data, text):
             return FileFixResult(path)
         facts = facts_for_file(path, settings, None if explicit else root)
         with time_budget(timeout):
@@ -152,8 +153,8 @@ def fix_file(
         return FileFixResult(path, error=f"took longer than {timeout:g} s to fix; skipped")
     except SourceError as error:
         return FileFixResult(path, error=error.reason, where=error.where)
-    except (RecursionError, MemoryError):
-        return FileFixResult(path, error="cannot fix: nested too deeply")
+    except (RecursionError, MemoryError) as error:
+        return FileFixResult(path, error=resource_error(error, "fix", len(data)))
     except Exception as error:  # a bug of ours must cost one file, not the run
         return FileFixResult(path, error=f"internal error while fixing ({type(error).__name__}: {error})")
     applied = tuple(sorted(result.applied.items()))
@@ -364,7 +365,7 @@ def run_fix(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: Tex
     """`fix`: discover, fix (in parallel), write / diff / check, summarise; the exit code."""
     from . import cli
     from .discovery import Discovery
-    from .runner import Interrupted, Runner, default_jobs
+    from .runner import Interrupted, Runner, worker_count
 
     cli.check_usage(args)
     _require_libcst()
@@ -389,7 +390,7 @@ def run_fix(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: Tex
     discovery = Discovery(resolver, on_error)
     paths: Iterable[str] = cli.scan_paths(args, stdin, on_error)
     shared = (resolver.overrides, args.unsafe_fixes, mode, args.timeout_per_file)
-    runner = Runner(_fix_job, shared, _crashed, args.jobs or default_jobs())
+    runner = Runner(_fix_job, shared, _crashed, worker_count(args.jobs, cli._note(stderr)))
 
     progress = _Progress(stderr, not args.no_progress and not args.quiet)
     scanned = changed = 0
@@ -465,7 +466,7 @@ def _fix_stdin(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
     from . import cli
     from .fix_facts import facts_for_file
     from .fixing import fix_source, planned_fixes
-    from .source_files import SourceError, decode_source
+    from .source_files import SourceError, decode_source, resource_error, too_large
 
     data = cli.read_stdin_bytes(stdin)
     name = cli.stdin_display(args)
@@ -492,6 +493,9 @@ def _fix_stdin(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
     found = resolved(resolver.overrides, key)
     options, codes, settings = found.options, found.codes, found.fix_facts()
     try:
+        refused = too_large(len(data), options.max_file_size)
+        if refused is not None:
+            raise refused
         text = decode_source(data)
         facts = facts_for_file(os.path.abspath(args.stdin_filename), settings) if args.stdin_filename else settings
         if mode == CHECK:
@@ -502,8 +506,8 @@ def _fix_stdin(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
         on_error(name, error.reason, error.where)
         echo()
         return cli.EXIT_ERROR
-    except (RecursionError, MemoryError):
-        on_error(name, "cannot fix: nested too deeply")
+    except (RecursionError, MemoryError) as error:
+        on_error(name, resource_error(error, "fix", len(data)))
         echo()
         return cli.EXIT_ERROR
     if result.error is not None:

@@ -165,7 +165,13 @@ def project_python_files(root: str) -> Iterator[str]:
 
 
 def may_patch(data: bytes) -> bool:
-    """The byte gate: whether a file's text could patch or rebind anything (most files cannot)."""
+    """The byte gate: whether a file's text could patch or rebind anything (most files cannot).
+
+    Non-ASCII bytes are searched as the parser reads identifiers (NFKC): `ｐａｔｃｈ` is `patch` to Python.
+    """
+    from .source_files import bytes_as_parser_reads
+
+    data = bytes_as_parser_reads(data)
     return any(word in data for word in _PATCH_WORDS) or any(store.search(data) for store in _LIBRARY_ATTRIBUTE_STORES)
 
 

@@ -10,6 +10,8 @@ class Options(NamedTuple):
 
     hot_decorators: Tuple[str, ...] = ()
     unpooled_calls: Tuple[str, ...] = ()
+    # Files larger than this many bytes are skipped with one line (0: no limit); see source_files.
+    max_file_size: int = 4 * 1024 * 1024
 
 
 def split_list(value: "str | Iterable[str] | None") -> Tuple[str, ...]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import sys
 from typing import Any, Iterator, List, Sequence, Tuple
 
 from . import __version__
@@ -67,7 +68,10 @@ def _patterns(value: Any) -> Tuple[str, ...]:
         try:
             validate_patterns(patterns)
         except PatternError as error:
-            raise SystemExit(f"flake8-http-pool: --http-pool-unpooled-calls: {error}") from None
+            # One line and exit 2, as for a bad option on flake8's own command line (SystemExit("...") exits 1).
+            sys.stderr.write(f"flake8-http-pool: --http-pool-unpooled-calls: {error}\n")
+            raise SystemExit(2) from None
         except MissingExtra as error:
-            raise SystemExit(f"flake8-http-pool: {error}") from None
+            sys.stderr.write(f"flake8-http-pool: {error}\n")
+            raise SystemExit(2) from None
     return patterns

@@ -55,6 +55,21 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+def worker_count(requested: Optional[int], note: Callable[[str], None]) -> int:
+    """The workers to run: --jobs capped at the core count (told through `note` when capped), else the cores.
+
+    More workers than cores only adds processes (`--jobs 1000` once started 1000 of them, 14 GB and 25x
+    slower); the cap at the number of files is applied by `Runner.run`, which knows it, silently as flake8 does.
+    """
+    cores = default_jobs()
+    if requested is None:
+        return cores
+    if requested > cores:
+        note(f"--jobs {requested}: using {cores} (the core count)")
+        return cores
+    return requested
+
+
 def _init_worker(job: Callable[..., Any], shared: Any) -> None:
     global _job, _shared, _parent_pid
     _job, _shared = job, shared
@@ -136,12 +151,17 @@ class Runner(Generic[Item, Result]):
     def run(self, items: Iterable[Item]) -> Iterator[Result]:
         """Results in the order of `items`."""
         iterator = iter(items)
-        head = list(islice(iterator, 2))
+        # Enough items to give every worker a full chunk: fewer means a small run, sized to what it holds.
+        head = list(islice(iterator, self.jobs * self.chunk_size if self.jobs > 1 else 2))
         if self.jobs == 1 or len(head) < 2:
             # One file, or --jobs 1: starting processes would cost more than the work.
             for item in chain(head, iterator):
                 yield self.job(self.shared, item)
             return
+        if len(head) < self.jobs * self.chunk_size:
+            # All the items are in hand: no more workers than items, and the items spread over them.
+            self.jobs = min(self.jobs, len(head))
+            self.chunk_size = max(1, -(-len(head) // self.jobs))
         yield from self._run_in_pool(chain(head, iterator))
 
     def _new_pool(self) -> ProcessPoolExecutor:

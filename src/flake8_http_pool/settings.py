@@ -40,6 +40,7 @@ class Overrides(NamedTuple):
     hot_decorators: Tuple[str, ...] = ()
     unpooled_calls: Tuple[str, ...] = ()
     cwd: str = ""  # command-line globs are relative to the working directory
+    max_file_size: Optional[int] = None  # --max-file-size in bytes (None: the config's, else the default)
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> "Overrides":
@@ -52,6 +53,7 @@ class Overrides(NamedTuple):
             hot_decorators=tuple(args.hot_decorators),
             unpooled_calls=tuple(p.strip() for p in args.unpooled_calls if p.strip()),
             cwd=os.getcwd(),
+            max_file_size=getattr(args, "max_file_size", None),
         )
 
 
@@ -116,8 +118,18 @@ def merge(config: Config, overrides: Overrides, dropped: Tuple[str, ...] = ()) -
     options = Options(
         hot_decorators=tuple(config.hot_decorators) + overrides.hot_decorators,
         unpooled_calls=tuple(config.unpooled_calls) + overrides.unpooled_calls,
+        max_file_size=_max_file_size(config, overrides),
     )
     return Resolved(options, codes, config.application, config.extend_safe_fixes, config.extend_unsafe_fixes)
+
+
+def _max_file_size(config: Config, overrides: Overrides) -> int:
+    """--max-file-size, else the config's `max-file-size` (checked when the config was read), else the default."""
+    from .source_files import DEFAULT_MAX_FILE_SIZE, parse_size
+
+    if overrides.max_file_size is not None:
+        return overrides.max_file_size
+    return parse_size(config.max_file_size) if config.max_file_size is not None else DEFAULT_MAX_FILE_SIZE
 
 
 def check_config(config: Config, overrides: Overrides) -> None:

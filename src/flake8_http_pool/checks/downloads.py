@@ -181,9 +181,7 @@ def _bound_names(holder: Optional[ast.AST], value: ast.expr) -> List[str]:
 def _uses_of_binding(analysis: "Analysis", name: str, ctx: Ctx, holder: Optional[ast.AST]) -> List[ast.expr]:
     """Names in the same function that read the binding `holder` made."""
     out: List[ast.expr] = []
-    for use in analysis.name_uses(name):
-        if use.ctx.func is not ctx.func:
-            continue
+    for use in analysis.name_uses_in(name, ctx.func):
         binding = lookup(name, use.ctx.scope, (use.node.lineno, use.node.col_offset))
         if binding is not None and _binding_from(binding, holder):
             out.append(use.node)
@@ -374,9 +372,7 @@ def _written(
         for target in targets:
             if not isinstance(target, ast.Name):
                 continue
-            for use in analysis.name_uses(target.id):
-                if use.ctx.func is not ctx.func:
-                    continue
+            for use in analysis.name_uses_in(target.id, ctx.func):
                 binding = lookup(target.id, use.ctx.scope, (use.node.lineno, use.node.col_offset))
                 if binding is not None and binding.kind == ASSIGN and binding.value is expr:
                     write = _written(analysis, use.node, use.ctx, depth + 1, wrapped)

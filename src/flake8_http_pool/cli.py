@@ -154,25 +154,13 @@ def scan_settings(args: argparse.Namespace, stderr: Optional[TextIO] = None) -> 
     Warnings (an unknown key in a config) go to `stderr`, one line each, once per config file.
     """
     from .config import ConfigError, load_any
-    from .rules import ALL_RULES
-    from .selection import Selection, SelectionError
-    from .settings import Overrides, Resolver, SettingsError, merge
+    from .selection import SelectionError
+    from .settings import Overrides, Resolver, SettingsError, check_selectors, merge
 
-    known = [rule.code for rule in ALL_RULES]
-    # Each list is checked on its own so the message can say where the unknown code was written.
-    for option, values in (("--select", args.select), ("--ignore", args.ignore),
-                           ("--extend-select", args.extend_select)):
-        if not values:
-            continue
-        try:
-            unknown = Selection(select=values).unknown(known)
-        except SelectionError as error:
-            raise UsageError(str(error).replace("--select", option, 1)) from None
-        if unknown:
-            # A selector that matches nothing would silently check nothing: refuse it, as ruff does.
-            raise UsageError(f"{option}: unknown rule selector{'s' if len(unknown) > 1 else ''} "
-                             f"{', '.join(unknown)} (this tool's codes are {known[0]}-{known[-1]}; "
-                             "see `flake8-http-pool rules`)")
+    try:
+        check_selectors([("--select", args.select), ("--ignore", args.ignore), ("--extend-select", args.extend_select)])
+    except SettingsError as error:
+        raise UsageError(str(error)) from None
     overrides = Overrides.from_args(args)
     _check_patterns(overrides.unpooled_calls)
     out = stderr if stderr is not None else sys.stderr

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import argparse
 import os
-from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, Iterable, Iterator, List, NamedTuple, Optional, Tuple
+from typing import (TYPE_CHECKING, Callable, Dict, FrozenSet, Iterable, Iterator, List, NamedTuple, Optional,
+                    Sequence, Tuple)
 
 from .config import Config, ConfigError, load_any
 from .discovery import Excluder
@@ -132,19 +133,14 @@ def _max_file_size(config: Config, overrides: Overrides) -> int:
     return parse_size(config.max_file_size) if config.max_file_size is not None else DEFAULT_MAX_FILE_SIZE
 
 
-def check_config(config: Config, overrides: Overrides) -> None:
-    """Refuse what a config holds that would silently check nothing or fail in every file: SettingsError."""
+def check_selectors(lists: Iterable[Tuple[str, Optional[Sequence[str]]]]) -> None:
+    """Raise SettingsError for a selector that matches no rule (a typo would silently check nothing: ruff
+    refuses it too); each (where it was written, its codes) list is checked on its own so the message can say
+    where the unknown code was written."""
     from .rules import ALL_RULES
     from .selection import Selection, SelectionError
 
     known = [rule.code for rule in ALL_RULES]
-    where = f" in {config.path}" if config.path else ""
-    lists = [
-        (f"select{where}", config.select if overrides.select is None else None),
-        (f"ignore{where}", config.ignore if overrides.ignore is None else None),
-        (f"extend-select{where}", config.extend_select),
-    ]
-    lists += [(f"per-file-ignores{where} ({glob!r})", codes) for glob, codes in config.per_file_ignores]
     for option, values in lists:
         if not values:
             continue
@@ -153,10 +149,21 @@ def check_config(config: Config, overrides: Overrides) -> None:
         except SelectionError as error:
             raise SettingsError(str(error).replace("--select", option, 1)) from None
         if unknown:
-            # A selector that matches nothing would silently check nothing: refuse it, as ruff does.
             raise SettingsError(f"{option}: unknown rule selector{'s' if len(unknown) > 1 else ''} "
                                 f"{', '.join(unknown)} (this tool's codes are {known[0]}-{known[-1]}; "
                                 "see `flake8-http-pool rules`)")
+
+
+def check_config(config: Config, overrides: Overrides) -> None:
+    """Refuse what a config holds that would silently check nothing or fail in every file: SettingsError."""
+    where = f" in {config.path}" if config.path else ""
+    lists = [
+        (f"select{where}", config.select if overrides.select is None else None),
+        (f"ignore{where}", config.ignore if overrides.ignore is None else None),
+        (f"extend-select{where}", config.extend_select),
+    ]
+    lists += [(f"per-file-ignores{where} ({glob!r})", codes) for glob, codes in config.per_file_ignores]
+    check_selectors(lists)
     if config.unpooled_calls:
         from .custom_calls import PatternError, validate_patterns
         from .extras import MissingExtra

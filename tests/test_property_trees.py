@@ -58,15 +58,18 @@ class Entry(NamedTuple):
 
 ENTRIES = st.lists(
     st.builds(Entry, st.sampled_from(["finding", "clean", "broken", "dir", "link_in", "link_out", "dangling",
-                                      "loop", "fifo", "finding", "finding"]), ODD, st.integers(0, 3)),
+                                      "loop", "fifo", "big", "finding", "finding"]), ODD, st.integers(0, 3)),
     min_size=1, max_size=10,
 )
+
+
+MAX_SIZE = 2048  # the runs' --max-file-size, so a "big" file stays small on disk
 
 
 class Tree(NamedTuple):
     root: Path
     outside: Path
-    expected: Dict[str, str]  # token -> "HTP101" / "E999" / "" for each file the walk must reach
+    expected: Dict[str, str]  # token -> "HTP101" / "E999" / "big" / "" for each file the walk must reach
 
 
 def _build(base: Path, entries: List[Entry]) -> Tree:
@@ -104,13 +107,18 @@ def _build(base: Path, entries: List[Entry]) -> Tree:
             os.symlink(target, target)
         elif entry.kind == "fifo":
             os.mkfifo(target)  # named like source, but reading it would block: never opened
+        elif entry.kind == "big":
+            with open(target, "wb") as handle:  # over the run's --max-file-size: skipped unread, one line
+                handle.write(LOOP + b"# padding\n" * (MAX_SIZE // 10 + 1))
+            expected[token] = "big"
     return Tree(root, outside, expected)
 
 
 def _run(tree: Tree, fmt: str, log: Path) -> subprocess.CompletedProcess:
     env = dict(os.environ, HTP_OPEN_LOG=str(log), NO_COLOR="1")
     return subprocess.run(
-        [sys.executable, "-c", LAUNCH, "check", "-q", "--isolated", "--jobs", "1", "--format", fmt, "."],
+        [sys.executable, "-c", LAUNCH, "check", "-q", "--isolated", "--jobs", "1",
+         "--max-file-size", str(MAX_SIZE), "--format", fmt, "."],
         cwd=tree.root, capture_output=True, timeout=120, env=env,
     )
 
@@ -139,11 +147,17 @@ def test_every_path_ends_in_a_finding_a_pass_or_one_line(entries: List[Entry]) -
             assert tokens, f"a finding outside the tree's files: {line!r}"
             seen.setdefault(tokens[-1], []).append(match["code"])
         for token, code in tree.expected.items():
-            assert seen.get(token, []) == ([code] if code else []), (token, code, stdout)
+            assert seen.get(token, []) == ([code] if code in ("HTP101", "E999") else []), (token, code, stdout)
         assert set(seen) <= set(tree.expected), stdout
-        broken = any(code == "E999" for code in tree.expected.values())
-        assert text.returncode == (2 if broken else 1 if any(tree.expected.values()) else 0), (stdout, stderr)
-        assert stderr == "", stderr  # links, loops and FIFOs met in a walk are skipped silently
+        # A file over the size limit: one line on stderr naming it; links, loops and FIFOs are skipped silently.
+        big = sorted(token for token, code in tree.expected.items() if code == "big")
+        lines = stderr.splitlines()
+        assert len(lines) == len(big), stderr
+        for token, line in zip(big, sorted(lines, key=lambda line: re.findall(r"t\d+x", line)[-1])):
+            assert re.findall(r"t\d+x", line)[-1] == token and "--max-file-size" in line, line
+        failed = any(code in ("E999", "big") for code in tree.expected.values())
+        found = any(code == "HTP101" for code in tree.expected.values())
+        assert text.returncode == (2 if failed else 1 if found else 0), (stdout, stderr)
 
         # Nothing outside the tree was opened (the interpreter's own files aside).
         opened = log.read_text(encoding="utf-8").splitlines()

@@ -28,7 +28,7 @@ import flake8_http_pool
 for module in pkgutil.walk_packages(flake8_http_pool.__path__, "flake8_http_pool."):
     if module.name.split(".")[1] not in ("fixes", "plugin", "docs"):
         importlib.import_module(module.name)
-import encodings.idna, concurrent.futures.process, multiprocessing.connection
+import encodings.idna, concurrent.futures.process, multiprocessing.connection, locale, gettext  # argparse: gettext imports locale on use
 os.setgroups([]); os.setgid({NOBODY}); os.setuid({NOBODY})
 from flake8_http_pool.cli import main
 sys.exit(main(sys.argv[1:]))

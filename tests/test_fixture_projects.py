@@ -1,0 +1,142 @@
+"""Every fixture project (tests/fixtures/projects/NAME) through the real front ends: `flake8-http-pool check` on
+its root, flake8 on the whole tree, and flake8 on one file at a time from the root (as an editor runs it). Each
+must report exactly the (line, code) that each file's comments expect; an expectation marked xfail that is found
+fails the test (strict), the missing ones make the project's test xfail with their reasons."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Dict, List, Set, Tuple
+
+import pytest
+
+from project_expectations import FileExpectations, Site, project_files, project_folders, project_root, read_project
+
+_LINE = re.compile(r"^(?P<path>.*?):(?P<line>\d+):(?P<col>\d+): (?P<code>HTP\d{3}) ")
+_FRONT_ENDS = ("check", "flake8-tree", "flake8-per-file")
+# Few workers: the machine is shared, and each subprocess is mostly interpreter start-up.
+_WORKERS = 3
+
+Findings = Dict[str, Set[Site]]
+
+
+def _script(name: str, module: str) -> List[str]:
+    """The installed console script, as users run it. Not `python -m`: that puts the working directory (the
+    project root) first on sys.path, where a project's own `requests.py` would shadow the real library."""
+    script = Path(sys.executable).parent / name
+    return [str(script)] if script.exists() else [sys.executable, "-m", module]
+
+
+def _commands(root: Path, front_end: str) -> List[List[str]]:
+    if front_end == "check":
+        return [[*_script("flake8-http-pool", "flake8_http_pool"), "check", "--isolated", "--output-format", "text",
+                 "."]]
+    flake8 = [*_script("flake8", "flake8"), "--isolated", "--select", "HTP"]
+    if front_end == "flake8-tree":
+        return [[*flake8, "."]]
+    return [[*flake8, relative.as_posix()] for relative in project_files(root)]
+
+
+def _run(root: Path, command: List[str]) -> Tuple[List[str], subprocess.CompletedProcess]:
+    result = subprocess.run(command, cwd=root, capture_output=True, text=True, timeout=300)
+    return command, result
+
+
+def _parse(root: Path, stdout: str) -> Findings:
+    """Findings by POSIX path relative to the root; a path outside the root keeps its `..` form, to be caught."""
+    found: Findings = defaultdict(set)
+    for line in stdout.splitlines():
+        match = _LINE.match(line)
+        if match:
+            path = (root / match["path"]).resolve()
+            try:
+                key = path.relative_to(root.resolve()).as_posix()
+            except ValueError:
+                key = str(path)
+            found[key].add((int(match["line"]), match["code"]))
+    return found
+
+
+@pytest.fixture(scope="session")
+def project_findings() -> Dict[Tuple[str, str], Findings]:
+    """Every front end run once on every project (in a small pool), findings by (project, front end)."""
+    jobs = [(folder.name, front_end, project_root(folder), command)
+            for folder in project_folders() for front_end in _FRONT_ENDS
+            for command in _commands(project_root(folder), front_end)]
+    with ThreadPoolExecutor(_WORKERS) as pool:
+        results = list(pool.map(lambda job: _run(job[2], job[3]), jobs))
+    findings: Dict[Tuple[str, str], Findings] = {}
+    for (name, front_end, root, _), (command, result) in zip(jobs, results):
+        shown = " ".join(command[1:])
+        assert result.returncode in (0, 1), f"{name}: `{shown}` exited {result.returncode}: {result.stderr}"
+        assert "Traceback" not in result.stderr, f"{name}: `{shown}`: {result.stderr}"
+        merged = findings.setdefault((name, front_end), defaultdict(set))
+        for path, sites in _parse(root, result.stdout).items():
+            merged[path] |= sites
+    return findings
+
+
+def _compare(expectations: Dict[str, FileExpectations], found: Findings) -> Tuple[List[str], List[str]]:
+    """(failures, known gaps): what breaks the contract, and the xfail expectations still unmet."""
+    failures: List[str] = []
+    gaps: List[str] = []
+    for path in sorted(set(found) - set(expectations)):
+        failures.append(f"{path}: reported outside the project's own files: {sorted(found[path])}")
+    for path, expected in sorted(expectations.items()):
+        got = found.get(path, set())
+        missing = sorted(expected.expected - got)
+        extra = sorted(got - expected.expected - set(expected.xfail) - set(expected.absent))
+        if missing:
+            failures.append(f"{path}: missing {missing}")
+        if extra:
+            failures.append(f"{path}: unexpected {extra}")
+        for site in sorted(set(expected.xfail) & got):
+            failures.append(f"{path}:{site[0]}: {site[1]} is now reported: XPASS(strict), remove the xfail")
+        for site in sorted(set(expected.absent) - got):
+            failures.append(f"{path}:{site[0]}: {site[1]} is no longer reported: XPASS(strict), "
+                            "remove the xfail-absent")
+        for site in sorted(set(expected.xfail) - got):
+            gaps.append(f"{path}:{site[0]}: {site[1]} not reported ({expected.xfail[site]})")
+        for site in sorted(set(expected.absent) & got):
+            gaps.append(f"{path}:{site[0]}: {site[1]} still reported ({expected.absent[site]})")
+    return failures, gaps
+
+
+_PROJECTS = project_folders()
+
+
+@pytest.mark.parametrize("front_end", _FRONT_ENDS)
+@pytest.mark.parametrize("folder", _PROJECTS, ids=[p.name for p in _PROJECTS])
+def test_project_reports_exactly_what_it_expects(folder: Path, front_end: str, project_findings) -> None:
+    expectations = read_project(project_root(folder))
+    failures, gaps = _compare(expectations, project_findings[(folder.name, front_end)])
+    assert not failures, f"{folder.name} through {front_end}:\n" + "\n".join(failures)
+    if gaps:
+        pytest.xfail(f"{len(gaps)} known gap(s):\n" + "\n".join(gaps))
+
+
+def test_every_project_has_a_described_top_module_and_a_root() -> None:
+    """A project says what it exercises in its top module's docstring, and has a root marker for the plugin."""
+    import ast
+
+    assert len(_PROJECTS) >= 10
+    for folder in _PROJECTS:
+        root = project_root(folder)
+        tops = [root / name for name in ("main.py", "__init__.py", "app.py", "bot.py", "manage.py", "run.py")
+                if (root / name).exists()]
+        tops += sorted(root.glob("*/__init__.py")) + sorted(root.glob("src/*/__init__.py"))
+        assert tops, f"{folder.name}: no top module"
+        assert ast.get_docstring(ast.parse(tops[0].read_text(encoding="utf-8"))), f"{tops[0]}: no docstring"
+
+
+def test_projects_are_not_single_file_fixtures() -> None:
+    """The single-file fixture collection (tests/test_fixtures.py) must not pick up project files."""
+    from conftest import fixture_files
+
+    assert not [p for p in fixture_files() if "projects" in p.parts]
+    assert not [p for folder in _PROJECTS for p in folder.rglob("HTP*.py")]

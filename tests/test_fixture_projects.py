@@ -160,7 +160,8 @@ def test_compare_tells_every_kind_of_difference() -> None:
     expectations = {"a.py": FileExpectations({(1, "HTP101")}, {(2, "HTP102"): "later"}, {(3, "HTP101"): "wrong"})}
     assert _compare(expectations, {"a.py": {(1, "HTP101"), (3, "HTP101")}}) == (
         [], ["a.py:2: HTP102 not reported (later)", "a.py:3: HTP101 still reported (wrong)"])
-    failures, gaps = _compare(expectations, {"a.py": {(2, "HTP102"), (4, "HTP103")}, "/elsewhere/b.py": {(1, "HTP101")}})
+    found = {"a.py": {(2, "HTP102"), (4, "HTP103")}, "/elsewhere/b.py": {(1, "HTP101")}}
+    failures, gaps = _compare(expectations, found)
     assert failures == ["/elsewhere/b.py: reported outside the project's own files: [(1, 'HTP101')]",
                         "a.py: missing [(1, 'HTP101')]", "a.py: unexpected [(4, 'HTP103')]",
                         "a.py:2: HTP102 is now reported: XPASS(strict), remove the xfail",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import FrozenSet, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Any, FrozenSet, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
 from .discovery import DEPENDENCIES
 from .engine import analyze, may_have_findings
@@ -48,16 +48,19 @@ def mentions_a_library(data: bytes, text: Optional[str] = None) -> bool:
     return any(name.decode("ascii") in folded for name in _LIBRARY_BYTES)
 
 
-def check_file(path: str, kind: str, options: Options, codes: FrozenSet[str]) -> FileResult:
-    """Check one file; never raises for anything the file holds (bad bytes, bad syntax, deep nesting)."""
+def check_file(path: str, kind: str, options: Options, codes: FrozenSet[str],
+               extra_hot: Optional[Mapping[str, Any]] = None) -> FileResult:
+    """Check one file; never raises for anything the file holds (bad bytes, bad syntax, deep nesting).
+    `extra_hot`: its functions hot because of other modules (project.Seeds), for the engine."""
     try:
         data = read_bytes(path, options.max_file_size)
     except SourceError as error:
         return FileResult(path, error=error.reason, where=error.where)
-    return check_source(path, data, kind, options, codes)
+    return check_source(path, data, kind, options, codes, extra_hot)
 
 
-def check_source(path: str, data: bytes, kind: str, options: Options, codes: FrozenSet[str]) -> FileResult:
+def check_source(path: str, data: bytes, kind: str, options: Options, codes: FrozenSet[str],
+                 extra_hot: Optional[Mapping[str, Any]] = None) -> FileResult:
     """Check a file's bytes (read from disk, or standard input shown as `path`); never raises for what they hold."""
     refused = too_large(len(data), options.max_file_size)  # standard input has no size to fstat
     if refused is not None:
@@ -77,7 +80,7 @@ def check_source(path: str, data: bytes, kind: str, options: Options, codes: Fro
             return FileResult(path)
         else:
             tree = parse_source(text, path)
-            found = analyze(tree, options, source=text)
+            found = analyze(tree, options, source=text, extra_hot=extra_hot)
     except SourceError as error:
         return FileResult(path, error=error.reason, where=error.where)
     except RecursionError as error:

@@ -322,7 +322,7 @@ def _check_job(shared: Any, candidate: Any) -> Any:
     from .settings import resolved
 
     settings = resolved(shared, candidate.key)
-    result = check_file(candidate.path, candidate.kind, settings.options, settings.codes)
+    result = check_file(candidate.path, candidate.kind, settings.options, settings.codes, candidate.hot)
     return annotate(result, candidate.kind, settings.fix_facts(), facts_path=candidate.path)
 
 
@@ -379,7 +379,10 @@ def run_check(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: T
     runner = Runner(_check_job, resolver.overrides, _crashed, worker_count(args.jobs, _note(stderr)))
 
     def results() -> Iterator[Any]:
-        found: Iterable[Any] = runner.run(resolver.keyed(discovery.candidates(paths), errors))
+        # The project model needs every module before any file's findings: the solve runs here, in the main
+        # process, and each file's job carries only its own seeds.
+        found: Iterable[Any] = runner.run(_with_project_seeds(list(resolver.keyed(discovery.candidates(paths), errors)),
+                                                              resolver.overrides))
         if STDIN in args.paths:
             found = _chain(_stdin_results(args, stdin, resolver, errors), found)
         return iter(found)
@@ -388,6 +391,41 @@ def run_check(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: T
     if errors.items:
         return EXIT_ERROR
     return EXIT_FINDINGS if found and not args.exit_zero else EXIT_CLEAN
+
+
+def _with_project_seeds(candidates: List[Any], overrides: Any) -> List[Any]:
+    """The candidates, each Python file given the functions that other modules make hot (project.py)."""
+    import ast
+
+    from .discovery import PYTHON
+    from .project import gather
+    from .settings import resolved
+    from .source_files import SourceError, decode_source, parse_source, read_bytes
+
+    python = {os.path.abspath(c.path): c for c in candidates if c.kind == PYTHON}
+    if len(python) < 2:
+        return candidates  # one module: nothing to find across modules
+
+    def options_of(path: str) -> Any:
+        return resolved(overrides, python[path].key).options
+
+    def read(path: str, options: Any) -> Optional[Tuple[bytes, str]]:
+        try:
+            data = read_bytes(path, options.max_file_size)
+            return data, decode_source(data)
+        except SourceError:
+            return None  # the file's own check reports it
+
+    def parse(text: str, path: str) -> Optional[ast.Module]:
+        try:
+            return parse_source(text, path)
+        except (SourceError, RecursionError, MemoryError):
+            return None
+
+    seeds = gather(list(python), options_of, read, parse)
+    if not seeds:
+        return candidates
+    return [c._replace(hot=seeds.get(os.path.abspath(c.path))) if c.kind == PYTHON else c for c in candidates]
 
 
 def _check_patterns(patterns: Sequence[str]) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Iterable, List, Optional, Sequence
+from typing import Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from .finding import Finding
 from .options import DEFAULT_OPTIONS, Options
@@ -28,18 +28,27 @@ def may_have_findings(text: str, options: Options = DEFAULT_OPTIONS) -> bool:
     return False
 
 
+# What the project model hands the engine for one module: function key -> (reason, path, line).
+ExtraHot = Mapping[str, Tuple[str, str, int]]
+
+
 def analyze(
-    tree: ast.Module, options: Options = DEFAULT_OPTIONS, codes: Optional[Iterable[str]] = None, source: Optional[str] = None
+    tree: ast.Module, options: Options = DEFAULT_OPTIONS, codes: Optional[Iterable[str]] = None,
+    source: Optional[str] = None, extra_hot: Optional[ExtraHot] = None,
 ) -> List[Finding]:
     """Every finding in `tree`, sorted by position. `codes` limits the rules that run.
 
     `source` (the text `tree` was parsed from) is needed for the `unpooled-calls` patterns, which ast-grep
-    matches on text; without it they are not applied.
+    matches on text; without it they are not applied. `extra_hot`: the functions of this module that are hot
+    because of other modules (project.py), seeds for the module's own hot-function fixpoint.
     """
     from .analysis import Analysis
     from .rules import ALL_RULES
 
     analysis = Analysis(tree, options)
+    if extra_hot:
+        analysis.extra_hot = {key: reason for key, (reason, _, _) in extra_hot.items()}
+        analysis.extra_places = {key: (path, line) for key, (_, path, line) in extra_hot.items()}
     if options.unpooled_calls and source is not None:
         from .custom_calls import find_custom_calls
 

@@ -107,7 +107,15 @@ def unpooled_call_in_hot_function(analysis: "Analysis") -> Iterator[Hit]:
         fields["remedy"] = f"share one {FAMILIES[site.family].client}() between calls"
         details = _unpooled_details(analysis, site)
         details["hot_reason"] = hot[func]
+        _add_hot_place(analysis, func, details)
         yield Hit(site.node, fields, details)
+
+
+def _add_hot_place(analysis: "Analysis", func: Any, details: Dict[str, Any]) -> None:
+    """`hot_path` / `hot_line`: where in another module the reason the function is hot lies (JSON, SARIF)."""
+    place = analysis.hot_place(func)
+    if place is not None:
+        details["hot_path"], details["hot_line"] = place
 
 
 def client_constructions(analysis: "Analysis") -> List[Tuple[ast.Call, str, Ctx]]:
@@ -194,6 +202,7 @@ def client_per_request(analysis: "Analysis") -> Iterator[Hit]:
             # A client written around such a call runs per call of its own hot function: HTP104 again.
             hot_calls=[span(site.node) for site in callers if site.ctx.func is not None and site.ctx.func in hot],
         )
+        _add_hot_place(analysis, func, details)
         yield Hit(call, {"client": _client_name(qual), "function": func.qualname, "reason": hot[func]}, details)
 
 

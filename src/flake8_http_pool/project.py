@@ -1,0 +1,560 @@
+"""The project model: the tree's modules, per-module summaries, and the solver that finds hot functions across them.
+
+`check` analyses the files it is given as one program (RULES.md, "The project"). The work is split so a later
+cache can keep its expensive half:
+
+- `summarize(tree, options)` reads ONE module's `ast` and returns plain data (dicts, lists, strings, ints:
+  JSON-able and picklable): the module's functions with their own hot reasons (hot_functions.py's fixpoint,
+  not a second copy of it), the calls each makes as unresolved references, and whether it makes unpooled
+  calls, builds clients, is a request wrapper or a client factory;
+- `ModuleMap` names the tree's modules from its layout and resolves references to (file, function key);
+- `solve` joins the summaries: RULES.md's hot sources 1-4 as a fixpoint over the whole project, and for each
+  function made hot because of another module, the reason and ONE place (path from the project root, line);
+- `gather` is the two-phase byte gate: first the modules that import an HTTP library, then only the modules
+  whose bytes name a project function that can matter. A file that can matter to nothing is never parsed.
+
+Nothing outside the given files is read: an import of an installed package or of the standard library is unknown.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+from typing import Any, Callable, Dict, Iterable, List, Optional, Set, Tuple
+
+from .bindings import IMPORT, OTHER, FunctionInfo, dotted_name, lookup
+from .options import Options
+
+# A reference, as a summary stores it: ["local", function key] for a def of the same module, or
+# ["import", module path, [attributes]] where the module path is absolute (`app.http`) or relative (`..http`).
+Ref = List[Any]
+Summary = Dict[str, Any]
+# What the engine gets for one module: function key -> (reason, path from the project root, line).
+Seeds = Dict[str, Tuple[str, str, int]]
+
+SUMMARY_VERSION = 1  # bump when the summary's shape or meaning changes (a later cache keys on it)
+
+# Call kinds in a summary. "call": a plain call; "loop": called or passed as a callable in a loop scope;
+# "pass_loop": passed as a callable in a loop scope; "map": passed to a mapping call; "register:NAME":
+# registered as a handler by NAME() without a decorator.
+_HOW = {
+    "loop": "called in a loop",
+    "pass_loop": "passed as a callable in a loop",
+    "map": "mapped over items",
+}  # and "register:NAME": registered as a handler with NAME()
+_ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
+_BRANCHES = (ast.If, ast.IfExp, ast.For, ast.AsyncFor, ast.While, ast.ExceptHandler, ast.BoolOp,
+             ast.comprehension, ast.Lambda) + tuple(getattr(ast, n) for n in ("match_case",) if hasattr(ast, n))
+
+
+# -- one module ------------------------------------------------------------------------------------------
+def summarize(tree: ast.Module, options: Options) -> Summary:
+    """The module's summary, from its `ast` alone (see the module docstring)."""
+    from .analysis import Analysis, _unwrap_partial
+    from .checks.connections import client_constructions
+    from .hot_functions import _REGISTRATIONS, _route_definition, find_hot_functions, function_key
+    from .walk import is_mapping_call
+
+    analysis = Analysis(tree, options)
+    places: Dict[FunctionInfo, int] = {}
+    hot = find_hot_functions(analysis, places)
+
+    relative: Dict[Tuple[Tuple[int, int], str], str] = {}  # (binding position, local name) -> ".mod.name"
+    stars: List[str] = []
+    for site in analysis.facts.imports:
+        node = site.node
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        base = "." * node.level + (node.module or "")
+        if any(alias.name == "*" for alias in node.names) and site.ctx.func is None:
+            stars.append(base)
+        if node.level:
+            pos = (getattr(node, "end_lineno", None) or node.lineno, getattr(node, "end_col_offset", None) or 0)
+            for alias in node.names:
+                if alias.name != "*":
+                    joined = base + alias.name if base.endswith(".") else f"{base}.{alias.name}"
+                    relative[(pos, alias.asname or alias.name)] = joined
+
+    def import_path(name: str, binding: Any) -> Optional[str]:
+        if binding.kind == IMPORT and isinstance(binding.value, str):
+            return binding.value
+        if binding.kind == OTHER:
+            return relative.get((binding.pos, name))
+        return None
+
+    def ref_of(expr: ast.AST, ctx: Any) -> Optional[Ref]:
+        local = analysis.function_target(expr, ctx)
+        if local is not None:
+            return ["local", function_key(local)]
+        expr = _unwrap_partial(expr)
+        dotted = dotted_name(expr)
+        if dotted is None:
+            return None
+        base = expr
+        while isinstance(base, ast.Attribute):
+            base = base.value
+        assert isinstance(base, ast.Name)
+        binding = lookup(base.id, ctx.scope, (base.lineno, base.col_offset))
+        path = import_path(base.id, binding) if binding is not None else None
+        return None if path is None else ["import", path, dotted.split(".")[1:]]
+
+    functions: Dict[str, Dict[str, Any]] = {}
+    for func in analysis.facts.functions:
+        key = function_key(func)
+        record: Dict[str, Any] = {"name": func.qualname, "line": func.node.lineno, "calls": [], "hot": None,
+                                  "unpooled": False, "client": False, "wrapper": False, "factory": False}
+        if func in hot:
+            record["hot"] = [hot[func], places.get(func, func.node.lineno)]
+        functions[key] = record
+    module_calls: List[List[Any]] = []
+
+    def add(owner: Optional[FunctionInfo], ref: Optional[Ref], line: int, kind: str) -> None:
+        if ref is None:
+            return
+        if owner is None:
+            # Module-level code outside loop scopes runs once; a local def looped over is in `hot` already.
+            if kind != "call" and ref[0] == "import":
+                module_calls.append([ref, line, kind])
+            return
+        functions[function_key(owner)]["calls"].append([ref, line, kind])
+
+    for call, ctx in analysis.facts.calls:
+        looping = analysis.in_loop(ctx, call)
+        add(ctx.func, ref_of(call.func, ctx), call.lineno, "loop" if looping else "call")
+        args = [*call.args, *(kw.value for kw in call.keywords if kw.arg is not None)]
+        handler: Optional[ast.AST] = None
+        if isinstance(call.func, ast.Attribute) and call.func.attr in _REGISTRATIONS:
+            index, keywords = _REGISTRATIONS[call.func.attr]
+            handler = call.args[index] if len(call.args) > index else None
+            for keyword in call.keywords:
+                if keyword.arg in keywords:
+                    handler = keyword.value
+        route = _route_definition(analysis, call, ctx)
+        if route is not None:
+            handler = route[0]
+        mapping: Optional[bool] = None
+        for arg in args:
+            if isinstance(arg, ast.Starred):
+                continue
+            ref = ref_of(arg, ctx)
+            if ref is None:
+                continue
+            if mapping is None:
+                mapping = is_mapping_call(call, ctx.scope)
+            if mapping:
+                kind = "map"
+            elif arg is handler:
+                name = route[1] if route is not None else call.func.attr  # type: ignore[union-attr]
+                kind = f"register:{name}"
+            elif looping:
+                kind = "pass_loop"
+            else:
+                continue  # handed on once: where it runs is not known
+            add(ctx.func, ref, call.lineno, kind)
+
+    for site in analysis.unpooled_sites():
+        func = site.ctx.func
+        if func is None or site.passed_to is not None:
+            continue
+        record = functions[function_key(func)]
+        record["unpooled"] = True
+        if not site.ctx.deferred and _unconditional(analysis, site.node, func):
+            record["wrapper"] = True
+    for call, _, ctx in client_constructions(analysis):
+        if ctx.func is not None:
+            functions[function_key(ctx.func)]["client"] = True
+    for func in analysis.facts.functions:
+        if functions[function_key(func)]["client"] and _returns_client(analysis, func):
+            functions[function_key(func)]["factory"] = True
+
+    defs: Dict[str, str] = {}
+    classes: Dict[str, Dict[str, str]] = {}
+    for func in analysis.facts.functions:
+        if func.parent is None and func.cls is None:
+            defs[func.name] = function_key(func)
+    for cls in analysis.facts.classes:
+        if cls.scope.parent is analysis.facts.module_scope:
+            classes[cls.name] = {name: function_key(method) for name, method in cls.methods.items()}
+    exports: Dict[str, str] = {}
+    for name, bindings in analysis.facts.module_scope.bindings.items():
+        path = import_path(name, bindings[-1])
+        if path is not None:
+            exports[name] = path
+    return {"version": SUMMARY_VERSION, "functions": functions, "module_calls": module_calls, "defs": defs,
+            "classes": classes, "exports": exports, "stars": stars}
+
+
+def _unconditional(analysis: Any, node: ast.AST, func: FunctionInfo) -> bool:
+    """The call runs every time `func` runs: no branch, loop or handler between it and the function's body."""
+    current = analysis.parent(node)
+    while current is not None and current is not func.node:
+        if isinstance(current, _BRANCHES):
+            return False
+        current = analysis.parent(current)
+    return current is func.node
+
+
+def _returns_client(analysis: Any, func: FunctionInfo) -> bool:
+    """`func` returns a client it built (`s = requests.Session(); ...; return s`): a client factory."""
+    for node in ast.walk(func.node):
+        if not isinstance(node, ast.Return) or node.value is None:
+            continue
+        owner = analysis.parent(node)
+        while owner is not None and not isinstance(owner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            owner = analysis.parent(owner)
+        if owner is not func.node:
+            continue
+        meaning = analysis.meaning(node.value, func.scope)
+        if meaning is not None and meaning.kind == "client":
+            return True
+    return False
+
+
+def can_matter(summary: Summary) -> Set[str]:
+    """The keys of the functions whose being hot can make a finding in their module: those that make an
+    unpooled call or build a client, and the module's functions that call them (transitively)."""
+    functions = summary["functions"]
+    found = {key for key, record in functions.items() if record["unpooled"] or record["client"]}
+    changed = True
+    while changed:
+        changed = False
+        for key, record in functions.items():
+            if key not in found and any(ref[0] == "local" and ref[1] in found for ref, _, _ in record["calls"]):
+                found.add(key)
+                changed = True
+    return found
+
+
+# -- the tree's modules ----------------------------------------------------------------------------------
+def project_root(paths: Iterable[str]) -> str:
+    """The project root: the nearest folder holding pyproject.toml, setup.cfg, setup.py or .git at or above the
+    folder common to `paths`, else that common folder."""
+    folders = [os.path.dirname(os.path.abspath(p)) for p in paths]
+    if not folders:
+        return os.getcwd()
+    common = os.path.commonpath(folders)
+    current = common
+    while True:
+        if any(os.path.exists(os.path.join(current, marker)) for marker in _ROOT_MARKERS):
+            return current
+        parent = os.path.dirname(current)
+        if parent == current:
+            return common
+        current = parent
+
+
+def _dotted(parts: List[str]) -> Optional[str]:
+    return ".".join(parts) if parts and all(part.isidentifier() for part in parts) else None
+
+
+def _module_parts(relative: str) -> List[str]:
+    parts = relative.replace(os.sep, "/").split("/")
+    parts[-1] = parts[-1][:-3] if parts[-1].endswith(".py") else parts[-1]
+    if parts[-1] == "__init__":
+        parts.pop()
+    return parts
+
+
+class ModuleMap:
+    """The project's modules by dotted name, from the tree's layout, and references resolved to functions.
+
+    A file gets the name its packages give it (folders with `__init__.py` above it), and the names its path
+    gives from the project root and from a `src/` folder there (namespace packages, scripts); the first
+    claim on a name wins, package names first. A script's `import utils` also finds `utils.py` beside it.
+    """
+
+    def __init__(self, paths: Iterable[str], root: str) -> None:
+        self.root = root
+        self.paths = [os.path.abspath(p) for p in paths if p.endswith(".py")]
+        self.by_name: Dict[str, str] = {}
+        self.name_of: Dict[str, str] = {}
+        self._known = set(self.paths)
+        claims: List[Tuple[int, str, str]] = []
+        for path in self.paths:
+            name = self._package_name(path)
+            if name is not None:
+                claims.append((0, name, path))
+            rel = os.path.relpath(path, root)
+            if not rel.startswith(".."):
+                parts = _module_parts(rel)
+                name = _dotted(parts)
+                if name is not None:
+                    claims.append((1, name, path))
+                if parts[:1] == ["src"]:
+                    name = _dotted(parts[1:])
+                    if name is not None:
+                        claims.append((0, name, path))
+        for _, name, path in sorted(claims, key=lambda c: c[0]):
+            self.by_name.setdefault(name, path)
+            self.name_of.setdefault(path, name)
+
+    @staticmethod
+    def _package_name(path: str) -> Optional[str]:
+        folder, base = os.path.split(path)
+        parts = [] if base == "__init__.py" else [base[:-3]]
+        while os.path.isfile(os.path.join(folder, "__init__.py")):
+            parts.insert(0, os.path.basename(folder))
+            parent = os.path.dirname(folder)
+            if parent == folder:
+                break
+            folder = parent
+        return _dotted(parts)
+
+    def relative(self, path: str) -> str:
+        """The path as messages show it: from the project root, with `/`."""
+        return os.path.relpath(path, self.root).replace(os.sep, "/")
+
+    def module(self, name: str, importer: Optional[str] = None) -> Optional[str]:
+        """The file of module `name`, trying the importer's own folder after the project's names."""
+        found = self.by_name.get(name)
+        if found is not None or importer is None:
+            return found
+        base = os.path.join(os.path.dirname(importer), *name.split("."))
+        for candidate in (base + ".py", os.path.join(base, "__init__.py")):
+            if candidate in self._known:
+                return candidate
+        return None
+
+    def absolute(self, path: str, importer: str) -> Optional[str]:
+        """A relative module path (`..http.get`) made absolute from the importer's package."""
+        level = len(path) - len(path.lstrip("."))
+        if not level:
+            return path
+        name = self.name_of.get(importer)
+        if name is None:
+            return None
+        package = name.split(".") if importer.endswith("__init__.py") else name.split(".")[:-1]
+        if level - 1 > len(package):
+            return None
+        package = package[: len(package) - (level - 1)]
+        rest = path[level:]
+        return ".".join(package + ([rest] if rest else [])) or None
+
+
+class Project:
+    """The summaries of the project's modules, loaded as asked, and references resolved to (file, key)."""
+
+    def __init__(self, modules: ModuleMap, summaries: Dict[str, Summary],
+                 load: Callable[[str], Optional[Summary]]) -> None:
+        self.modules = modules
+        self.summaries = summaries
+        self._load = load
+
+    def summary(self, path: str) -> Optional[Summary]:
+        if path not in self.summaries:
+            self.summaries[path] = self._load(path)  # type: ignore[assignment]
+        return self.summaries[path]
+
+    def resolve(self, ref: Ref, importer: str) -> Optional[Tuple[str, str]]:
+        """The project function `ref` (made in `importer`) names, or None (not a project function, or unknown)."""
+        if ref[0] == "local":
+            return importer, ref[1]
+        return self._resolve_path(ref[1], list(ref[2]), importer, 0)
+
+    def _resolve_path(self, path: str, attrs: List[str], importer: str, depth: int) -> Optional[Tuple[str, str]]:
+        absolute = self.modules.absolute(path, importer)
+        if absolute is None or depth > 12:
+            return None
+        parts = absolute.split(".") + attrs
+        for cut in range(len(parts), 0, -1):
+            module = self.modules.module(".".join(parts[:cut]), importer)
+            if module is not None:
+                return self._in_module(module, parts[cut:], depth + 1)
+        return None
+
+    def _in_module(self, module: str, rest: List[str], depth: int) -> Optional[Tuple[str, str]]:
+        if not rest or depth > 12:
+            return None  # a module itself is not called
+        summary = self.summary(module)
+        if summary is None:
+            return None
+        head = rest[0]
+        if head in summary["defs"] and len(rest) == 1:
+            return module, summary["defs"][head]
+        if head in summary["classes"]:
+            methods = summary["classes"][head]
+            wanted = rest[1] if len(rest) == 2 else "__init__" if len(rest) == 1 else None
+            return (module, methods[wanted]) if wanted in methods else None
+        if head in summary["exports"]:  # `__init__.py` re-exports, and names a module imported itself
+            return self._resolve_path(summary["exports"][head], rest[1:], module, depth)
+        name = self.modules.name_of.get(module)
+        if name is not None:
+            sub = self.modules.module(f"{name}.{head}")
+            if sub is not None:
+                return self._in_module(sub, rest[1:], depth + 1)
+        for star in summary["stars"]:
+            found = self._resolve_path(star, list(rest), module, depth)
+            if found is not None:
+                return found
+        return None
+
+
+# -- the solver ------------------------------------------------------------------------------------------
+class _Hot:
+    __slots__ = ("how", "place", "caller", "crossed")
+
+    def __init__(self, how: str, place: Tuple[str, int], caller: Optional[str], crossed: bool) -> None:
+        self.how = how  # the root reason, without its place
+        self.place = place  # (file, line) of the root reason
+        self.caller = caller  # the hot caller's qualified name, when hot by source 4
+        self.crossed = crossed  # the chain that makes it hot crosses a module boundary
+
+
+def solve(project: Project) -> Dict[str, Seeds]:
+    """Hot functions over the whole project; for each file, the functions hot because of another module."""
+    hot: Dict[Tuple[str, str], _Hot] = {}
+    queue: List[Tuple[str, str]] = []
+
+    def mark(target: Optional[Tuple[str, str]], state: _Hot) -> None:
+        if target is None or target in hot:
+            return
+        summary = project.summary(target[0])
+        if summary is None or target[1] not in summary["functions"]:
+            return
+        hot[target] = state
+        queue.append(target)
+
+    # Each module's own hot functions first: their reason is the module's own and wins.
+    for path in list(project.summaries):
+        summary = project.summary(path)
+        for key, record in (summary or {}).get("functions", {}).items():
+            if record["hot"] is not None:
+                mark((path, key), _Hot(record["hot"][0], (path, record["hot"][1]), None, False))
+    # Sources 1-3 across modules: a loop, mapping call or registration naming another module's function.
+    for path in list(project.summaries):
+        summary = project.summary(path)
+        if summary is None:
+            continue
+        sites = list(summary["module_calls"])
+        for record in summary["functions"].values():
+            sites.extend(site for site in record["calls"] if site[2] != "call")
+        for ref, line, kind in sites:
+            target = project.resolve(ref, path)
+            if target is not None and target[0] != path:
+                how = f"registered with {kind[9:]}()" if kind.startswith("register:") else _HOW[kind]
+                mark(target, _Hot(how, (path, line), None, True))
+    # Source 4: called from a hot function.
+    while queue:
+        caller = queue.pop()
+        state = hot[caller]
+        summary = project.summary(caller[0])
+        assert summary is not None
+        record = summary["functions"][caller[1]]
+        for ref, _, _ in record["calls"]:
+            target = project.resolve(ref, caller[0])
+            if target is not None:
+                mark(target, _Hot(state.how, state.place, record["name"], state.crossed or target[0] != caller[0]))
+
+    seeds: Dict[str, Seeds] = {}
+    for (path, key), state in hot.items():
+        if not state.crossed:
+            continue
+        where = f"{project.modules.relative(state.place[0])}:{state.place[1]}"
+        reason = f"{state.how} at {where}"
+        if state.caller is not None:
+            reason = f"called from {state.caller}(), {reason}"
+        seeds.setdefault(path, {})[key] = (reason, project.modules.relative(state.place[0]), state.place[1])
+    return seeds
+
+
+# -- the two-phase gate ----------------------------------------------------------------------------------
+def _summary_or_none(tree: Optional[ast.Module], options: Options) -> Optional[Summary]:
+    """A module's summary; an engine bug on one module costs its cross-module facts, not the run (the file's
+    own check still runs, and reports such a bug as its error)."""
+    if tree is None:
+        return None
+    try:
+        return summarize(tree, options)
+    except (RecursionError, MemoryError):
+        return None
+    except Exception:  # noqa: BLE001 - see the docstring
+        return None
+
+
+def gather(paths: List[str], options_of: Callable[[str], Options],
+           read: Callable[[str, Options], Optional[Tuple[bytes, str]]],
+           parse: Callable[[str, str], Optional[ast.Module]]) -> Dict[str, Seeds]:
+    """Summaries of the modules that can matter, solved: each file's seeds (absolute path -> Seeds).
+
+    Phase 1 summarizes the files that import an HTTP library (or that the `unpooled-calls` patterns may
+    match); phase 2 only the files whose bytes name one of the functions that can matter (`can_matter`) or a
+    class holding one, repeated while new ones join. `read(path, options)` gives (bytes, text) or None;
+    `parse(text, path)` a tree or None: a file that cannot be read or parsed is left to the per-file check,
+    which reports it.
+    """
+    from .checking import mentions_a_library
+    from .engine import may_have_findings
+
+    modules = ModuleMap(paths, project_root(paths))
+    summaries: Dict[str, Optional[Summary]] = {}
+
+    def load(path: str) -> Optional[Summary]:
+        if path not in modules._known:
+            return None  # outside the project: never read
+        options = options_of(path)
+        got = read(path, options)
+        tree = parse(got[1], path) if got is not None else None
+        return _summary_or_none(tree, options)
+
+    rest: List[str] = []
+    for path in modules.paths:
+        options = options_of(path)
+        got = read(path, options)
+        if got is None:
+            continue
+        data, text = got
+        if options.unpooled_calls or (mentions_a_library(data, text) and may_have_findings(text, options)):
+            tree = parse(text, path)
+            summaries[path] = _summary_or_none(tree, options)
+        else:
+            rest.append(path)
+    project = Project(modules, summaries, load)  # type: ignore[arg-type]
+
+    needles: Set[str] = set()
+    relevant: Set[Tuple[str, str]] = set()
+
+    def grow(path: str) -> bool:
+        """Add the functions of `path` that can matter; True when a new name is to be searched for."""
+        summary = summaries.get(path)
+        if not summary:
+            return False
+        found = {(path, key) for key in can_matter(summary)}
+        changed = True
+        while changed:
+            changed = False
+            for key, record in summary["functions"].items():
+                if (path, key) in found:
+                    continue
+                if any(project.resolve(ref, path) in relevant | found for ref, _, _ in record["calls"]):
+                    found.add((path, key))
+                    changed = True
+        new = found - relevant
+        relevant.update(new)
+        before = len(needles)
+        for _, key in new:
+            parts = key.split(".")
+            needles.add(parts[-1])
+            if parts[-1] in ("__init__", "__call__") and len(parts) > 1:
+                needles.add(parts[-2])
+        return len(needles) > before
+
+    for path in list(summaries):
+        grow(path)
+    while needles and rest:
+        pattern = re.compile(rb"\b(?:" + b"|".join(re.escape(n.encode()) for n in sorted(needles)) + rb")\b")
+        joined, still = [], []
+        for path in rest:
+            got = read(path, options_of(path))
+            if got is None:
+                continue
+            if pattern.search(got[0]) or (not got[0].isascii() and pattern.search(got[1].encode("utf-8"))):
+                tree = parse(got[1], path)
+                summaries[path] = _summary_or_none(tree, options_of(path))
+                joined.append(path)
+            else:
+                still.append(path)
+        rest = still
+        if not any([grow(path) for path in joined]):
+            break
+    return solve(project)

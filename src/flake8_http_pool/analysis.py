@@ -43,9 +43,10 @@ class Analysis:
         self.custom_calls: Dict[Tuple[int, int], str] = {}
         # Functions of this module that the project model (project.py) found hot because of another module:
         # function key (hot_functions.function_key) -> the reason, and -> (path from the project root, line) of
-        # the loop or registration behind it. Seeds for find_hot_functions; empty on the flake8 path.
+        # the loop or registration behind it, and its absolute path. Seeds for find_hot_functions; empty on the
+        # flake8 path.
         self.extra_hot: Dict[str, str] = {}
-        self.extra_places: Dict[str, Tuple[str, int]] = {}
+        self.extra_places: Dict[str, Tuple[str, int, str]] = {}
 
     # -- the tree ------------------------------------------------------------------------------------
     def parent(self, node: ast.AST) -> Optional[ast.AST]:
@@ -148,8 +149,9 @@ class Analysis:
             self._hot = find_hot_functions(self)
         return self._hot
 
-    def hot_place(self, func: FunctionInfo) -> Optional[Tuple[str, int]]:
-        """Where, in another module, the reason `func` is hot lies (path, line), when the project model seeded it."""
+    def hot_place(self, func: FunctionInfo) -> Optional[Tuple[str, int, str]]:
+        """Where, in another module, the reason `func` is hot lies (path from the project root, line, absolute
+        path), when the project model seeded it."""
         if not self.extra_places:
             return None
         from .hot_functions import function_key

@@ -28,8 +28,9 @@ def may_have_findings(text: str, options: Options = DEFAULT_OPTIONS) -> bool:
     return False
 
 
-# What the project model hands the engine for one module: function key -> (reason, path, line).
-ExtraHot = Mapping[str, Tuple[str, str, int]]
+# What the project model hands the engine for one module: function key -> (reason, path from the project root,
+# line, absolute path) (project.Seeds).
+ExtraHot = Mapping[str, Tuple[str, str, int, str]]
 
 
 def analyze(
@@ -47,8 +48,8 @@ def analyze(
 
     analysis = Analysis(tree, options)
     if extra_hot:
-        analysis.extra_hot = {key: reason for key, (reason, _, _) in extra_hot.items()}
-        analysis.extra_places = {key: (path, line) for key, (_, path, line) in extra_hot.items()}
+        analysis.extra_hot = {key: seed[0] for key, seed in extra_hot.items()}
+        analysis.extra_places = {key: (seed[1], seed[2], seed[3]) for key, seed in extra_hot.items()}
     if options.unpooled_calls and source is not None:
         from .custom_calls import find_custom_calls
 

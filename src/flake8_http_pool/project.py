@@ -30,8 +30,8 @@ from .options import Options
 # ["import", module path, [attributes]] where the module path is absolute (`app.http`) or relative (`..http`).
 Ref = List[Any]
 Summary = Dict[str, Any]
-# What the engine gets for one module: function key -> (reason, path from the project root, line).
-Seeds = Dict[str, Tuple[str, str, int]]
+# What the engine gets for one module: function key -> (reason, path from the project root, line, absolute path).
+Seeds = Dict[str, Tuple[str, str, int, str]]
 
 SUMMARY_VERSION = 1  # bump when the summary's shape or meaning changes (a later cache keys on it)
 
@@ -454,7 +454,8 @@ def solve(project: Project) -> Dict[str, Seeds]:
         reason = f"{state.how} at {where}"
         if state.caller is not None:
             reason = f"called from {state.caller}(), {reason}"
-        seeds.setdefault(path, {})[key] = (reason, project.modules.relative(state.place[0]), state.place[1])
+        seeds.setdefault(path, {})[key] = (reason, project.modules.relative(state.place[0]), state.place[1],
+                                           state.place[0])
     return seeds
 
 

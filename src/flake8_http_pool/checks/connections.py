@@ -112,10 +112,11 @@ def unpooled_call_in_hot_function(analysis: "Analysis") -> Iterator[Hit]:
 
 
 def _add_hot_place(analysis: "Analysis", func: Any, details: Dict[str, Any]) -> None:
-    """`hot_path` / `hot_line`: where in another module the reason the function is hot lies (JSON, SARIF)."""
+    """`hot_path` / `hot_line`: where in another module the reason the function is hot lies (JSON, SARIF);
+    `hot_file`: the same path made absolute, for SARIF's related location."""
     place = analysis.hot_place(func)
     if place is not None:
-        details["hot_path"], details["hot_line"] = place
+        details["hot_path"], details["hot_line"], details["hot_file"] = place
 
 
 def client_constructions(analysis: "Analysis") -> List[Tuple[ast.Call, str, Ctx]]:

@@ -1,0 +1,315 @@
+"""The project model (project.py): module names from the layout, imports resolved, summaries, the solver, and
+`check` end to end finding a hot function whose reason lies in another module."""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import pickle
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Dict, List, Optional, Tuple
+
+from flake8_http_pool.options import DEFAULT_OPTIONS
+from flake8_http_pool.project import ModuleMap, Project, gather, project_root, solve, summarize
+
+
+def write(root: Path, files: Dict[str, str]) -> List[str]:
+    paths = []
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+        paths.append(str(path))
+    return paths
+
+
+def parse_file(path: str) -> ast.Module:
+    return ast.parse(Path(path).read_text(), filename=path)
+
+
+def project_of(root: Path, files: Dict[str, str]) -> Project:
+    """Every file summarized (no gate), for resolution tests."""
+    paths = write(root, files)
+    modules = ModuleMap(paths, project_root(paths))
+    read: List[str] = []
+
+    def load(path: str) -> Optional[dict]:
+        read.append(path)
+        return summarize(parse_file(path), DEFAULT_OPTIONS) if path in modules._known else None
+
+    project = Project(modules, {}, load)
+    project.read = read  # type: ignore[attr-defined]
+    return project
+
+
+def seeds_of(root: Path, files: Dict[str, str]) -> Dict[str, Dict[str, Tuple[str, str, int, str]]]:
+    """The seeds `check` would hand the engine, keyed by path from `root` with `/`."""
+    paths = write(root, files)
+
+    def read(path: str, options: object) -> Tuple[bytes, str]:
+        data = Path(path).read_bytes()
+        return data, data.decode("utf-8")
+
+    found = gather(paths, lambda path: DEFAULT_OPTIONS, read, lambda text, path: ast.parse(text))
+    return {os.path.relpath(path, root).replace(os.sep, "/"): seeds for path, seeds in found.items()}
+
+
+# -- module names ------------------------------------------------------------------------------------------
+def test_module_names_from_the_layout(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("")
+    paths = write(tmp_path, {
+        "app/__init__.py": "", "app/http.py": "", "app/sub/__init__.py": "", "app/sub/deep.py": "",
+        "src/lib/__init__.py": "", "src/lib/core.py": "",
+        "ns/part.py": "",  # a namespace package: no __init__.py
+        "script.py": "", "tools/helper.py": "",
+    })
+    modules = ModuleMap(paths, project_root(paths))
+    assert modules.root == str(tmp_path)
+    names = {name: os.path.relpath(path, tmp_path) for name, path in modules.by_name.items()}
+    assert names["app"] == os.path.join("app", "__init__.py")
+    assert names["app.http"] == os.path.join("app", "http.py")
+    assert names["app.sub.deep"] == os.path.join("app", "sub", "deep.py")
+    assert names["lib.core"] == os.path.join("src", "lib", "core.py")  # the src/ layout
+    assert names["ns.part"] == os.path.join("ns", "part.py")
+    assert names["script"] == "script.py"
+    assert names["tools.helper"] == os.path.join("tools", "helper.py")
+    # A script's `import helper` finds the file beside it.
+    assert modules.module("helper", str(tmp_path / "tools" / "run.py")) == str(tmp_path / "tools" / "helper.py")
+    assert modules.module("requests") is None  # not in the project: unknown
+
+
+# -- imports -----------------------------------------------------------------------------------------------
+_LIBRARY = {
+    "pyproject.toml": "",
+    "app/__init__.py": "from .http import get_json\n",
+    "app/http.py": "import requests\ndef get_json(u):\n    return requests.get(u).json()\nclass Api:\n    def fetch(self, u):\n        return requests.get(u)\n",
+    "app/sub/__init__.py": "",
+    "app/sub/deep.py": "from ..http import get_json as gj\nfrom .. import http\n",
+    "app/star/__init__.py": "from ..http import *\n",
+}
+
+
+def test_every_import_form_resolves(tmp_path: Path) -> None:
+    project = project_of(tmp_path, {**_LIBRARY, "user.py": """\
+        import app.http
+        import app.http as h
+        from app import http
+        from app import get_json
+        from app.http import get_json as fetch, Api
+        from app import star
+        import requests
+
+        def loop(urls):
+            for u in urls:
+                app.http.get_json(u)
+                h.get_json(u)
+                http.get_json(u)
+                get_json(u)
+                fetch(u)
+                Api.fetch(None, u)
+                star.get_json(u)
+                requests.get(u)
+
+        def local_import(urls):
+            from app.http import get_json as inner
+            for u in urls:
+                inner(u)
+        """})
+    user = str(tmp_path / "user.py")
+    http = str(tmp_path / "app" / "http.py")
+    summary = project.summary(user)
+    assert summary is not None
+    resolved = [project.resolve(ref, user) for ref, _, _ in summary["functions"]["loop"]["calls"]]
+    assert resolved == [(http, "get_json")] * 5 + [(http, "Api.fetch"), (http, "get_json"), None]
+    [(ref, _, kind)] = summary["functions"]["local_import"]["calls"]
+    assert kind == "loop" and project.resolve(ref, user) == (http, "get_json")
+
+
+def test_relative_imports_resolve_by_level(tmp_path: Path) -> None:
+    project = project_of(tmp_path, {**_LIBRARY, "app/sub/deep.py": """\
+        from ..http import get_json as gj
+        from .. import http
+        from . import sibling
+
+        def run(urls):
+            for u in urls:
+                gj(u)
+                http.get_json(u)
+                sibling.helper(u)
+        """, "app/sub/sibling.py": "def helper(u):\n    pass\n"})
+    deep = str(tmp_path / "app" / "sub" / "deep.py")
+    http = str(tmp_path / "app" / "http.py")
+    summary = project.summary(deep)
+    assert summary is not None
+    resolved = [project.resolve(ref, deep) for ref, _, _ in summary["functions"]["run"]["calls"]]
+    assert resolved == [(http, "get_json"), (http, "get_json"), (str(tmp_path / "app" / "sub" / "sibling.py"), "helper")]
+
+
+def test_an_installed_package_is_never_read(tmp_path: Path) -> None:
+    project = project_of(tmp_path, {"pyproject.toml": "", "main.py": """\
+        import somepkg
+        from requests import get
+
+        def run(urls):
+            for u in urls:
+                somepkg.fetch(u)
+                get(u)
+        """})
+    main = str(tmp_path / "main.py")
+    summary = project.summary(main)
+    assert summary is not None
+    assert [project.resolve(ref, main) for ref, _, _ in summary["functions"]["run"]["calls"]] == [None, None]
+    assert project.read == [main]  # type: ignore[attr-defined]
+
+
+# -- summaries ---------------------------------------------------------------------------------------------
+def test_summary_of_one_module_is_plain_data() -> None:
+    tree = ast.parse(textwrap.dedent("""\
+        import requests
+        from .util import helper
+
+        def get_json(url):
+            return requests.get(url).json()
+
+        def maybe(url):
+            if url:
+                return requests.get(url)
+
+        def make_session():
+            s = requests.Session()
+            return s
+
+        @app.get("/")
+        def index():
+            return helper(1)
+
+        for item in items:
+            helper(item)
+        """))
+    summary = summarize(tree, DEFAULT_OPTIONS)
+    assert json.loads(json.dumps(summary)) == summary  # JSON-able: a later cache stores it as is
+    assert pickle.loads(pickle.dumps(summary)) == summary
+    functions = summary["functions"]
+    assert functions["get_json"]["wrapper"] and functions["get_json"]["unpooled"]
+    assert functions["maybe"]["unpooled"] and not functions["maybe"]["wrapper"]  # not on every run
+    assert functions["make_session"]["factory"] and not functions["get_json"]["factory"]
+    assert functions["index"]["hot"] == ["a request handler, @app.get", 15]
+    assert functions["index"]["calls"] == [[["import", ".util.helper", []], 17, "call"]]
+    assert summary["module_calls"] == [[["import", ".util.helper", []], 20, "loop"]]
+    assert summary["defs"]["get_json"] == "get_json"
+
+
+# -- the solver --------------------------------------------------------------------------------------------
+_WRAPPER = "import requests\n\ndef get_json(url):\n    return requests.get(url).json()\n"
+
+
+def test_wrapper_called_in_a_loop_in_another_module(tmp_path: Path) -> None:
+    seeds = seeds_of(tmp_path, {"pyproject.toml": "", "app/__init__.py": "", "app/http.py": _WRAPPER,
+                                "app/sync.py": "from .http import get_json\n\ndef sync(us):\n    for u in us:\n        get_json(u)\n"})
+    assert seeds == {"app/http.py": {"get_json": ("called in a loop at app/sync.py:5", "app/sync.py", 5,
+                                                  str(tmp_path / "app" / "sync.py"))}}
+
+
+def test_two_levels_of_wrappers(tmp_path: Path) -> None:
+    seeds = seeds_of(tmp_path, {"pyproject.toml": "", "http.py": _WRAPPER,
+                                "api.py": "from http import get_json\n\ndef user(i):\n    return get_json(i)\n",
+                                "main.py": "import api\n\nfor i in range(9):\n    api.user(i)\n"})
+    assert seeds["http.py"]["get_json"][:3] == ("called from user(), called in a loop at main.py:4", "main.py", 4)
+    assert seeds["api.py"]["user"][:3] == ("called in a loop at main.py:4", "main.py", 4)
+
+
+def test_handler_registered_in_main_defined_in_modules(tmp_path: Path) -> None:
+    seeds = seeds_of(tmp_path, {"pyproject.toml": "", "modules/__init__.py": "",
+                                "modules/x.py": "import requests\n\ndef handler(r):\n    return requests.post('u', data=r)\n",
+                                "main.py": "from modules import x\n\nrouter.add_get('/x', x.handler)\n"})
+    assert seeds["modules/x.py"]["handler"][:3] == ("registered with add_get() at main.py:3", "main.py", 3)
+
+
+def test_handler_in_another_module_makes_its_wrapper_hot(tmp_path: Path) -> None:
+    seeds = seeds_of(tmp_path, {"pyproject.toml": "", "util.py": _WRAPPER,
+                                "views.py": "from util import get_json\n\n@app.route('/')\ndef index():\n    return get_json('u')\n"})
+    assert seeds["util.py"]["get_json"][:3] == ("called from index(), a request handler, @app.route at views.py:3",
+                                                "views.py", 3)
+
+
+def test_mapped_and_submitted_across_modules(tmp_path: Path) -> None:
+    seeds = seeds_of(tmp_path, {"pyproject.toml": "", "util.py": _WRAPPER, "run.py": """\
+        from util import get_json
+        def go(urls):
+            with ThreadPoolExecutor() as pool:
+                list(pool.map(get_json, urls))
+        """})
+    assert seeds["util.py"]["get_json"][0] == "mapped over items at run.py:4"
+
+
+def test_negatives(tmp_path: Path) -> None:
+    seeds = seeds_of(tmp_path, {
+        "pyproject.toml": "", "util.py": _WRAPPER,
+        # called once at module level: runs once
+        "once.py": "from util import get_json\n\nget_json('u')\n",
+        # the same name in an unrelated module, looped over: not util's
+        "other.py": "def get_json(u):\n    return u\n",
+        "loops.py": "from other import get_json\n\nfor u in us:\n    get_json(u)\n",
+        # a function of an installed package: unknown
+        "pkg_user.py": "import installed\n\nfor u in us:\n    installed.get_json(u)\n",
+    })
+    # other.py's get_json is hot (it is looped over), and makes no request; util's is not hot.
+    assert set(seeds) == {"other.py"}
+
+
+# -- `check` end to end ------------------------------------------------------------------------------------
+def run_check(root: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "flake8_http_pool", "check", "--isolated", *args, "."],
+                          cwd=root, capture_output=True, text=True, timeout=120)
+
+
+def test_check_reports_the_place_in_another_module(tmp_path: Path) -> None:
+    write(tmp_path, {"pyproject.toml": "", "app/__init__.py": "", "app/http.py": _WRAPPER, "app/sync.py": """\
+        from app.http import get_json
+
+        def sync(urls):
+            return [get_json(u) for u in urls]
+        """})
+    done = run_check(tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert ("app/http.py:4:12: HTP102 requests.get() in get_json(), which runs many times "
+            "(called in a loop at app/sync.py:4), opens a new connection on every call") in done.stdout
+    [record] = json.loads(run_check(tmp_path, "--format", "json").stdout)
+    assert (record["details"]["hot_path"], record["details"]["hot_line"]) == ("app/sync.py", 4)
+    sarif = json.loads(run_check(tmp_path, "--format", "sarif").stdout)
+    [result] = sarif["runs"][0]["results"]
+    [related] = result["relatedLocations"]
+    assert related["physicalLocation"]["artifactLocation"]["uri"].endswith("app/sync.py")
+    assert related["physicalLocation"]["region"] == {"startLine": 4}
+
+
+def test_check_client_per_request_from_another_module(tmp_path: Path) -> None:
+    write(tmp_path, {"pyproject.toml": "", "client.py": """\
+        import httpx
+
+        def fetch(url):
+            with httpx.Client() as client:
+                return client.get(url)
+        """, "jobs.py": "import client\n\nfor u in urls:\n    client.fetch(u)\n"})
+    done = run_check(tmp_path)
+    assert "client.py:4:10: HTP104 httpx.Client() created in fetch(), which runs many times " \
+           "(called in a loop at jobs.py:4)" in done.stdout, done.stdout + done.stderr
+
+
+def test_check_without_the_loop_reports_nothing(tmp_path: Path) -> None:
+    write(tmp_path, {"pyproject.toml": "", "util.py": _WRAPPER, "main.py": "from util import get_json\n\nget_json('u')\n"})
+    done = run_check(tmp_path)
+    assert done.returncode == 0 and done.stdout == "", done.stdout + done.stderr
+
+
+def test_a_module_that_does_not_parse_is_reported_once(tmp_path: Path) -> None:
+    write(tmp_path, {"pyproject.toml": "", "util.py": _WRAPPER, "broken.py": "get_json(\n",
+                     "main.py": "from util import get_json\n\nfor u in us:\n    get_json(u)\n"})
+    done = run_check(tmp_path)
+    assert done.returncode == 2
+    assert (done.stdout + done.stderr).count("broken.py") == 1, done.stdout + done.stderr
+    assert "(called in a loop at main.py:4)" in done.stdout

@@ -313,3 +313,46 @@ def test_a_module_that_does_not_parse_is_reported_once(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert (done.stdout + done.stderr).count("broken.py") == 1, done.stdout + done.stderr
     assert "(called in a loop at main.py:4)" in done.stdout
+
+
+def test_two_phase_gate_parses_only_what_can_matter(tmp_path: Path) -> None:
+    paths = write(tmp_path, {
+        "pyproject.toml": "", "util.py": _WRAPPER + "\ndef pure(x):\n    return x\n",
+        "loops.py": "from util import get_json\n\nfor u in us:\n    get_json(u)\n",
+        "unrelated.py": "import util\n\nfor x in xs:\n    util.pure(x)\n",  # names only a function that cannot matter
+        "pkg/__init__.py": "from .inner import *\n", "pkg/inner.py": "from util import get_json as get_json\n",
+        "star_user.py": "from pkg import get_json\n\ndef run(us):\n    return list(map(get_json, us))\n",
+    })
+    parsed: List[str] = []
+
+    def read(path: str, options: object) -> Tuple[bytes, str]:
+        data = Path(path).read_bytes()
+        return data, data.decode("utf-8")
+
+    def parse(text: str, path: str) -> ast.Module:
+        parsed.append(os.path.relpath(path, tmp_path))
+        return ast.parse(text)
+
+    seeds = gather(paths, lambda path: DEFAULT_OPTIONS, read, parse)
+    assert "unrelated.py" not in parsed
+    assert sorted(parsed) == ["loops.py", "pkg/__init__.py", "pkg/inner.py", "star_user.py", "util.py"]
+    # The first reason met wins: loops.py is summarized before star_user.py.
+    assert seeds[str(tmp_path / "util.py")]["get_json"][0] == "called in a loop at loops.py:4"
+
+
+def test_star_reexport_through_a_package(tmp_path: Path) -> None:
+    seeds = seeds_of(tmp_path, {
+        "pyproject.toml": "", "pkg/__init__.py": "from .http import *\n", "pkg/http.py": _WRAPPER,
+        "main.py": "import pkg\n\ndef run(us):\n    return list(map(pkg.get_json, us))\n",
+    })
+    assert seeds["pkg/http.py"]["get_json"][0] == "mapped over items at main.py:4"
+
+
+def test_a_factory_is_not_made_hot_from_another_module(tmp_path: Path) -> None:
+    # Its call sites are where RULES.md reports a factory run many times; not handed to the engine yet.
+    seeds = seeds_of(tmp_path, {
+        "pyproject.toml": "",
+        "net.py": "import requests\n\ndef make_session():\n    s = requests.Session()\n    return s\n",
+        "jobs.py": "from net import make_session\n\nsessions = [make_session() for _ in range(3)]\n",
+    })
+    assert seeds == {}

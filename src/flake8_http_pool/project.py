@@ -450,6 +450,11 @@ def solve(project: Project) -> Dict[str, Seeds]:
     for (path, key), state in hot.items():
         if not state.crossed:
             continue
+        summary = project.summary(path)
+        if summary is not None and summary["functions"][key]["factory"]:
+            # A client factory run many times is reported at its callers' calls (RULES.md, HTP103/HTP104),
+            # which this model does not hand the engine yet; hot here, its own constructor would be reported.
+            continue
         where = f"{project.modules.relative(state.place[0])}:{state.place[1]}"
         reason = f"{state.how} at {where}"
         if state.caller is not None:
@@ -491,8 +496,10 @@ def gather(paths: List[str], options_of: Callable[[str], Options],
     summaries: Dict[str, Optional[Summary]] = {}
 
     def load(path: str) -> Optional[Summary]:
-        if path not in modules._known:
-            return None  # outside the project: never read
+        # Outside the project: never read. A module the gate left out holds no function that can matter; only
+        # a package's `__init__.py` is read on demand, to follow what it re-exports (`from .http import *`).
+        if path not in modules._known or os.path.basename(path) != "__init__.py":
+            return None
         options = options_of(path)
         got = read(path, options)
         tree = parse(got[1], path) if got is not None else None
@@ -521,13 +528,13 @@ def gather(paths: List[str], options_of: Callable[[str], Options],
         if not summary:
             return False
         found = {(path, key) for key in can_matter(summary)}
+        targets = {key: [project.resolve(ref, path) for ref, _, _ in record["calls"]]
+                   for key, record in summary["functions"].items()}
         changed = True
         while changed:
             changed = False
-            for key, record in summary["functions"].items():
-                if (path, key) in found:
-                    continue
-                if any(project.resolve(ref, path) in relevant | found for ref, _, _ in record["calls"]):
+            for key, called in targets.items():
+                if (path, key) not in found and any(t in relevant or t in found for t in called if t is not None):
                     found.add((path, key))
                     changed = True
         new = found - relevant

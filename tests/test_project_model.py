@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
 from flake8_http_pool.options import DEFAULT_OPTIONS
-from flake8_http_pool.project import ModuleMap, Project, gather, project_root, solve, summarize
+from flake8_http_pool.project import ModuleMap, Project, gather, project_root, summarize
 
 
 def write(root: Path, files: Dict[str, str]) -> List[str]:
@@ -86,7 +86,8 @@ def test_module_names_from_the_layout(tmp_path: Path) -> None:
 _LIBRARY = {
     "pyproject.toml": "",
     "app/__init__.py": "from .http import get_json\n",
-    "app/http.py": "import requests\ndef get_json(u):\n    return requests.get(u).json()\nclass Api:\n    def fetch(self, u):\n        return requests.get(u)\n",
+    "app/http.py": ("import requests\ndef get_json(u):\n    return requests.get(u).json()\n"
+                    "class Api:\n    def fetch(self, u):\n        return requests.get(u)\n"),
     "app/sub/__init__.py": "",
     "app/sub/deep.py": "from ..http import get_json as gj\nfrom .. import http\n",
     "app/star/__init__.py": "from ..http import *\n",
@@ -146,7 +147,8 @@ def test_relative_imports_resolve_by_level(tmp_path: Path) -> None:
     summary = project.summary(deep)
     assert summary is not None
     resolved = [project.resolve(ref, deep) for ref, _, _ in summary["functions"]["run"]["calls"]]
-    assert resolved == [(http, "get_json"), (http, "get_json"), (str(tmp_path / "app" / "sub" / "sibling.py"), "helper")]
+    sibling = str(tmp_path / "app" / "sub" / "sibling.py")
+    assert resolved == [(http, "get_json"), (http, "get_json"), (sibling, "helper")]
 
 
 def test_an_installed_package_is_never_read(tmp_path: Path) -> None:
@@ -209,7 +211,8 @@ _WRAPPER = "import requests\n\ndef get_json(url):\n    return requests.get(url).
 
 def test_wrapper_called_in_a_loop_in_another_module(tmp_path: Path) -> None:
     seeds = seeds_of(tmp_path, {"pyproject.toml": "", "app/__init__.py": "", "app/http.py": _WRAPPER,
-                                "app/sync.py": "from .http import get_json\n\ndef sync(us):\n    for u in us:\n        get_json(u)\n"})
+                                "app/sync.py": ("from .http import get_json\n\n"
+                                                "def sync(us):\n    for u in us:\n        get_json(u)\n")})
     assert seeds == {"app/http.py": {"get_json": ("called in a loop at app/sync.py:5", "app/sync.py", 5,
                                                   str(tmp_path / "app" / "sync.py"))}}
 
@@ -224,14 +227,16 @@ def test_two_levels_of_wrappers(tmp_path: Path) -> None:
 
 def test_handler_registered_in_main_defined_in_modules(tmp_path: Path) -> None:
     seeds = seeds_of(tmp_path, {"pyproject.toml": "", "modules/__init__.py": "",
-                                "modules/x.py": "import requests\n\ndef handler(r):\n    return requests.post('u', data=r)\n",
+                                "modules/x.py": ("import requests\n\n"
+                                                 "def handler(r):\n    return requests.post('u', data=r)\n"),
                                 "main.py": "from modules import x\n\nrouter.add_get('/x', x.handler)\n"})
     assert seeds["modules/x.py"]["handler"][:3] == ("registered with add_get() at main.py:3", "main.py", 3)
 
 
 def test_handler_in_another_module_makes_its_wrapper_hot(tmp_path: Path) -> None:
     seeds = seeds_of(tmp_path, {"pyproject.toml": "", "util.py": _WRAPPER,
-                                "views.py": "from util import get_json\n\n@app.route('/')\ndef index():\n    return get_json('u')\n"})
+                                "views.py": ("from util import get_json\n\n"
+                                             "@app.route('/')\ndef index():\n    return get_json('u')\n")})
     assert seeds["util.py"]["get_json"][:3] == ("called from index(), a request handler, @app.route at views.py:3",
                                                 "views.py", 3)
 
@@ -301,7 +306,8 @@ def test_check_client_per_request_from_another_module(tmp_path: Path) -> None:
 
 
 def test_check_without_the_loop_reports_nothing(tmp_path: Path) -> None:
-    write(tmp_path, {"pyproject.toml": "", "util.py": _WRAPPER, "main.py": "from util import get_json\n\nget_json('u')\n"})
+    write(tmp_path, {"pyproject.toml": "", "util.py": _WRAPPER,
+                     "main.py": "from util import get_json\n\nget_json('u')\n"})
     done = run_check(tmp_path)
     assert done.returncode == 0 and done.stdout == "", done.stdout + done.stderr
 

@@ -381,8 +381,8 @@ def run_check(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: T
     def results() -> Iterator[Any]:
         # The project model needs every module before any file's findings: the solve runs here, in the main
         # process, and each file's job carries only its own seeds.
-        found: Iterable[Any] = runner.run(_with_project_seeds(list(resolver.keyed(discovery.candidates(paths), errors)),
-                                                              resolver.overrides))
+        candidates = list(resolver.keyed(discovery.candidates(paths), errors))
+        found: Iterable[Any] = runner.run(_with_project_seeds(candidates, resolver.overrides, _note(stderr)))
         if STDIN in args.paths:
             found = _chain(_stdin_results(args, stdin, resolver, errors), found)
         return iter(found)
@@ -393,8 +393,11 @@ def run_check(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: T
     return EXIT_FINDINGS if found and not args.exit_zero else EXIT_CLEAN
 
 
-def _with_project_seeds(candidates: List[Any], overrides: Any) -> List[Any]:
-    """The candidates, each Python file given the functions that other modules make hot (project.py)."""
+def _with_project_seeds(candidates: List[Any], overrides: Any, note: Callable[[str], None]) -> List[Any]:
+    """The candidates, each Python file given the functions that other modules make hot (project.py).
+
+    A failure of the project model itself (an engine bug) costs the findings across modules, said in one
+    line; each file is still checked on its own."""
     import ast
 
     from .discovery import PYTHON
@@ -422,7 +425,15 @@ def _with_project_seeds(candidates: List[Any], overrides: Any) -> List[Any]:
         except (SourceError, RecursionError, MemoryError):
             return None
 
-    seeds = gather(list(python), options_of, read, parse)
+    try:
+        seeds = gather(list(python), options_of, read, parse)
+    except (RecursionError, MemoryError) as error:
+        note(f"the project model ran out of resources ({type(error).__name__}): findings across modules are left out")
+        return candidates
+    except Exception as error:  # noqa: BLE001 - see the docstring
+        note(f"internal error in the project model ({type(error).__name__}: {error}): findings across modules "
+             "are left out")
+        return candidates
     if not seeds:
         return candidates
     return [c._replace(hot=seeds.get(os.path.abspath(c.path))) if c.kind == PYTHON else c for c in candidates]

@@ -284,7 +284,8 @@ class SarifFormatter(Formatter):
                 # The loop or registration in another module that makes the function hot (the project model).
                 result["relatedLocations"] = [{
                     "id": 1,
-                    "physicalLocation": {"artifactLocation": self._artifact(hot_file), "region": {"startLine": hot_line}},
+                    "physicalLocation": {"artifactLocation": self._artifact(hot_file),
+                                         "region": {"startLine": hot_line}},
                     "message": {"text": "the reason this function runs many times"},
                 }]
             if f.code in self._index:

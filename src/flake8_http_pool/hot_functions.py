@@ -90,7 +90,9 @@ def function_key(func: FunctionInfo) -> str:
     return ".".join(reversed(parts))
 
 
-def find_hot_functions(analysis: "Analysis", places: Optional[Dict[FunctionInfo, int]] = None) -> Dict[FunctionInfo, str]:
+def find_hot_functions(
+    analysis: "Analysis", places: Optional[Dict[FunctionInfo, int]] = None
+) -> Dict[FunctionInfo, str]:
     """Every hot function of the module with why it is hot (the first reason found), sources 1-4.
 
     `places`, when given, receives for each hot function the line of the loop call, mapping call, registration

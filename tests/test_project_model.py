@@ -362,3 +362,31 @@ def test_a_factory_is_not_made_hot_from_another_module(tmp_path: Path) -> None:
         "jobs.py": "from net import make_session\n\nsessions = [make_session() for _ in range(3)]\n",
     })
     assert seeds == {}
+
+
+def test_a_cross_module_finding_promises_no_fix(tmp_path: Path) -> None:
+    # `fix` still sees one module at a time: check must not count such a finding as fixable.
+    write(tmp_path, {"pyproject.toml": "", "util.py": _WRAPPER,
+                     "main.py": "from util import get_json\n\nfor u in us:\n    get_json(u)\n"})
+    [record] = json.loads(run_check(tmp_path, "--format", "json").stdout)
+    assert record["code"] == "HTP102" and record["fix"] is None
+    assert run_check(tmp_path).stdout.splitlines()[-1] == "Found 1 finding."
+
+
+def test_the_modules_own_reason_wins(tmp_path: Path) -> None:
+    write(tmp_path, {"pyproject.toml": "", "util.py": _WRAPPER + "\n\nfor u in us:\n    get_json(u)\n",
+                     "main.py": "from util import get_json\n\nfor u in us:\n    get_json(u)\n"})
+    done = run_check(tmp_path)
+    assert "which runs many times (called in a loop), opens" in done.stdout, done.stdout + done.stderr
+    [record] = json.loads(run_check(tmp_path, "--format", "json").stdout)
+    assert "hot_path" not in record["details"] and record["fix"] == "unsafe"
+
+
+def test_one_worker_and_many_give_the_same_report(tmp_path: Path) -> None:
+    files = {"pyproject.toml": "", "pkg/__init__.py": "", "pkg/http.py": _WRAPPER}
+    for i in range(40):  # enough files for the worker pool to start
+        files[f"pkg/job{i}.py"] = f"from .http import get_json\n\ndef job{i}(us):\n    return [get_json(u) for u in us]\n"
+    write(tmp_path, files)
+    one, many = run_check(tmp_path, "--jobs", "1"), run_check(tmp_path, "--jobs", "2")
+    assert one.stdout == many.stdout
+    assert "(called in a loop at pkg/job0.py:4)" in one.stdout, one.stdout + one.stderr

@@ -55,7 +55,21 @@ def seeds_of(root: Path, files: Dict[str, str]) -> Dict[str, Dict[str, Tuple[str
         return data, data.decode("utf-8")
 
     found = gather(paths, lambda path: DEFAULT_OPTIONS, read, lambda text, path: ast.parse(text))
-    return {os.path.relpath(path, root).replace(os.sep, "/"): seeds for path, seeds in found.items()}
+    return {os.path.relpath(path, root).replace(os.sep, "/"): dict(seeds.hot)
+            for path, seeds in found.items() if seeds.hot}
+
+
+def factories_of(root: Path, files: Dict[str, str]) -> Dict[str, dict]:
+    """The factory calls `check` would hand the engine, keyed by path from `root` with `/`."""
+    paths = write(root, files)
+
+    def read(path: str, options: object) -> Tuple[bytes, str]:
+        data = Path(path).read_bytes()
+        return data, data.decode("utf-8")
+
+    found = gather(paths, lambda path: DEFAULT_OPTIONS, read, lambda text, path: ast.parse(text))
+    return {os.path.relpath(path, root).replace(os.sep, "/"): dict(seeds.factories)
+            for path, seeds in found.items() if seeds.factories}
 
 
 # -- module names ------------------------------------------------------------------------------------------
@@ -124,9 +138,9 @@ def test_every_import_form_resolves(tmp_path: Path) -> None:
     http = str(tmp_path / "app" / "http.py")
     summary = project.summary(user)
     assert summary is not None
-    resolved = [project.resolve(ref, user) for ref, _, _ in summary["functions"]["loop"]["calls"]]
+    resolved = [project.resolve(site[0], user) for site in summary["functions"]["loop"]["calls"]]
     assert resolved == [(http, "get_json")] * 5 + [(http, "Api.fetch"), (http, "get_json"), None]
-    [(ref, _, kind)] = summary["functions"]["local_import"]["calls"]
+    [(ref, _, kind, _)] = summary["functions"]["local_import"]["calls"]
     assert kind == "loop" and project.resolve(ref, user) == (http, "get_json")
 
 
@@ -146,7 +160,7 @@ def test_relative_imports_resolve_by_level(tmp_path: Path) -> None:
     http = str(tmp_path / "app" / "http.py")
     summary = project.summary(deep)
     assert summary is not None
-    resolved = [project.resolve(ref, deep) for ref, _, _ in summary["functions"]["run"]["calls"]]
+    resolved = [project.resolve(site[0], deep) for site in summary["functions"]["run"]["calls"]]
     sibling = str(tmp_path / "app" / "sub" / "sibling.py")
     assert resolved == [(http, "get_json"), (http, "get_json"), (sibling, "helper")]
 
@@ -164,7 +178,7 @@ def test_an_installed_package_is_never_read(tmp_path: Path) -> None:
     main = str(tmp_path / "main.py")
     summary = project.summary(main)
     assert summary is not None
-    assert [project.resolve(ref, main) for ref, _, _ in summary["functions"]["run"]["calls"]] == [None, None]
+    assert [project.resolve(site[0], main) for site in summary["functions"]["run"]["calls"]] == [None, None]
     assert project.read == [main]  # type: ignore[attr-defined]
 
 
@@ -198,10 +212,10 @@ def test_summary_of_one_module_is_plain_data() -> None:
     functions = summary["functions"]
     assert functions["get_json"]["wrapper"] and functions["get_json"]["unpooled"]
     assert functions["maybe"]["unpooled"] and not functions["maybe"]["wrapper"]  # not on every run
-    assert functions["make_session"]["factory"] and not functions["get_json"]["factory"]
+    assert functions["make_session"]["factory"] == "requests.Session" and functions["get_json"]["factory"] is None
     assert functions["index"]["hot"] == ["a request handler, @app.get", 15]
-    assert functions["index"]["calls"] == [[["import", ".util.helper", []], 17, "call"]]
-    assert summary["module_calls"] == [[["import", ".util.helper", []], 20, "loop"]]
+    assert functions["index"]["calls"] == [[["import", ".util.helper", []], 17, "call", 11]]
+    assert summary["module_calls"] == [[["import", ".util.helper", []], 20, "loop", 4]]
     assert summary["defs"]["get_json"] == "get_json"
 
 
@@ -343,7 +357,7 @@ def test_two_phase_gate_parses_only_what_can_matter(tmp_path: Path) -> None:
     assert "unrelated.py" not in parsed
     assert sorted(parsed) == ["loops.py", "pkg/__init__.py", "pkg/inner.py", "star_user.py", "util.py"]
     # The first reason met wins: loops.py is summarized before star_user.py.
-    assert seeds[str(tmp_path / "util.py")]["get_json"][0] == "called in a loop at loops.py:4"
+    assert seeds[str(tmp_path / "util.py")].hot["get_json"][0] == "called in a loop at loops.py:4"
 
 
 def test_star_reexport_through_a_package(tmp_path: Path) -> None:
@@ -354,14 +368,27 @@ def test_star_reexport_through_a_package(tmp_path: Path) -> None:
     assert seeds["pkg/http.py"]["get_json"][0] == "mapped over items at main.py:4"
 
 
+_FACTORY = "import requests\n\ndef make_session():\n    s = requests.Session()\n    return s\n"
+
+
 def test_a_factory_is_not_made_hot_from_another_module(tmp_path: Path) -> None:
-    # Its call sites are where RULES.md reports a factory run many times; not handed to the engine yet.
-    seeds = seeds_of(tmp_path, {
-        "pyproject.toml": "",
-        "net.py": "import requests\n\ndef make_session():\n    s = requests.Session()\n    return s\n",
-        "jobs.py": "from net import make_session\n\nsessions = [make_session() for _ in range(3)]\n",
-    })
+    # Its call sites are where RULES.md reports a factory run many times (below), not its own constructor.
+    seeds = seeds_of(tmp_path, {"pyproject.toml": "", "net.py": _FACTORY,
+                                "jobs.py": "from net import make_session\n\nsessions = [make_session() for _ in range(3)]\n"})
     assert seeds == {}
+
+
+def test_factory_calls_in_other_modules_are_handed_to_the_engine(tmp_path: Path) -> None:
+    factories = factories_of(tmp_path, {"pyproject.toml": "", "net.py": _FACTORY, "jobs.py": """\
+        import net
+
+        def run(urls):
+            for u in urls:
+                net.make_session().get(u)
+        once = net.make_session()
+        """})
+    assert factories == {"jobs.py": {(5, 8): ("requests.Session", "make_session", "net.py", 3,
+                                              str(tmp_path / "net.py"))}}
 
 
 def test_a_cross_module_finding_promises_no_fix(tmp_path: Path) -> None:
@@ -390,3 +417,40 @@ def test_one_worker_and_many_give_the_same_report(tmp_path: Path) -> None:
     one, many = run_check(tmp_path, "--jobs", "1"), run_check(tmp_path, "--jobs", "2")
     assert one.stdout == many.stdout
     assert "(called in a loop at pkg/job0.py:4)" in one.stdout, one.stdout + one.stderr
+
+
+def test_check_reports_a_factory_of_another_module_at_its_calls(tmp_path: Path) -> None:
+    write(tmp_path, {"pyproject.toml": "", "net.py": _FACTORY, "jobs.py": """\
+        from net import make_session
+
+        SHARED = make_session()
+
+
+        def run(urls):
+            for u in urls:
+                make_session().get(u)
+
+
+        def keep(hosts):
+            sessions = {}
+            for h in hosts:
+                sessions[h] = make_session()
+            return sessions
+
+
+        @app.route("/")
+        def index():
+            s = make_session()
+            return s.get("http://x").text
+        """})
+    done = run_check(tmp_path)
+    assert done.stdout.splitlines() == [
+        "./jobs.py:8:9: HTP103 make_session() created in a loop opens a new connection pool every iteration; "
+        "create it once, before the loop",
+        "./jobs.py:20:9: HTP104 make_session() created in index(), which runs many times (a request handler, "
+        "@app.route), opens new connections on every call; create one client in the caller and pass it in",
+        "Found 2 findings.",
+    ], done.stdout + done.stderr
+    records = json.loads(run_check(tmp_path, "--format", "json").stdout)
+    assert [(r["details"]["factory_path"], r["details"]["factory_line"], r["fix"]) for r in records] == [
+        ("net.py", 3, None), ("net.py", 3, None)]

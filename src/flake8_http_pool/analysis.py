@@ -47,6 +47,9 @@ class Analysis:
         # flake8 path.
         self.extra_hot: Dict[str, str] = {}
         self.extra_places: Dict[str, Tuple[str, int, str]] = {}
+        # Calls of client factories defined in other modules: (line, byte column) -> (client constructor, factory
+        # name, path from the project root, line, absolute path) (engine.ModuleSeeds.factories).
+        self.extra_factories: Dict[Tuple[int, int], Tuple[str, str, str, int, str]] = {}
 
     # -- the tree ------------------------------------------------------------------------------------
     def parent(self, node: ast.AST) -> Optional[ast.AST]:

@@ -24,14 +24,16 @@ import re
 from typing import Any, Callable, Dict, Iterable, List, Optional, Set, Tuple
 
 from .bindings import IMPORT, OTHER, FunctionInfo, dotted_name, lookup
+from .engine import ModuleSeeds
 from .options import Options
 
 # A reference, as a summary stores it: ["local", function key] for a def of the same module, or
 # ["import", module path, [attributes]] where the module path is absolute (`app.http`) or relative (`..http`).
+# A call site is [ref, line, kind, column]; "factory" is the client constructor a client factory returns.
 Ref = List[Any]
 Summary = Dict[str, Any]
-# What the engine gets for one module: function key -> (reason, path from the project root, line, absolute path).
-Seeds = Dict[str, Tuple[str, str, int, str]]
+# Per file, what the engine gets (engine.ModuleSeeds): functions made hot and factory calls, from other modules.
+Seeds = ModuleSeeds
 
 SUMMARY_VERSION = 1  # bump when the summary's shape or meaning changes (a later cache keys on it)
 
@@ -103,25 +105,25 @@ def summarize(tree: ast.Module, options: Options) -> Summary:
     for func in analysis.facts.functions:
         key = function_key(func)
         record: Dict[str, Any] = {"name": func.qualname, "line": func.node.lineno, "calls": [], "hot": None,
-                                  "unpooled": False, "client": False, "wrapper": False, "factory": False}
+                                  "unpooled": False, "client": False, "wrapper": False, "factory": None}
         if func in hot:
             record["hot"] = [hot[func], places.get(func, func.node.lineno)]
         functions[key] = record
     module_calls: List[List[Any]] = []
 
-    def add(owner: Optional[FunctionInfo], ref: Optional[Ref], line: int, kind: str) -> None:
+    def add(owner: Optional[FunctionInfo], ref: Optional[Ref], line: int, kind: str, col: int) -> None:
         if ref is None:
             return
         if owner is None:
             # Module-level code outside loop scopes runs once; a local def looped over is in `hot` already.
             if kind != "call" and ref[0] == "import":
-                module_calls.append([ref, line, kind])
+                module_calls.append([ref, line, kind, col])
             return
-        functions[function_key(owner)]["calls"].append([ref, line, kind])
+        functions[function_key(owner)]["calls"].append([ref, line, kind, col])
 
     for call, ctx in analysis.facts.calls:
         looping = analysis.in_loop(ctx, call)
-        add(ctx.func, ref_of(call.func, ctx), call.lineno, "loop" if looping else "call")
+        add(ctx.func, ref_of(call.func, ctx), call.lineno, "loop" if looping else "call", call.col_offset)
         args = [*call.args, *(kw.value for kw in call.keywords if kw.arg is not None)]
         handler: Optional[ast.AST] = None
         if isinstance(call.func, ast.Attribute) and call.func.attr in _REGISTRATIONS:
@@ -151,7 +153,7 @@ def summarize(tree: ast.Module, options: Options) -> Summary:
                 kind = "pass_loop"
             else:
                 continue  # handed on once: where it runs is not known
-            add(ctx.func, ref, call.lineno, kind)
+            add(ctx.func, ref, call.lineno, kind, arg.col_offset)
 
     for site in analysis.unpooled_sites():
         func = site.ctx.func
@@ -165,8 +167,8 @@ def summarize(tree: ast.Module, options: Options) -> Summary:
         if ctx.func is not None:
             functions[function_key(ctx.func)]["client"] = True
     for func in analysis.facts.functions:
-        if functions[function_key(func)]["client"] and _returns_client(analysis, func):
-            functions[function_key(func)]["factory"] = True
+        if functions[function_key(func)]["client"]:
+            functions[function_key(func)]["factory"] = _returns_client(analysis, func)
 
     defs: Dict[str, str] = {}
     classes: Dict[str, Dict[str, str]] = {}
@@ -195,8 +197,9 @@ def _unconditional(analysis: Any, node: ast.AST, func: FunctionInfo) -> bool:
     return current is func.node
 
 
-def _returns_client(analysis: Any, func: FunctionInfo) -> bool:
-    """`func` returns a client it built (`s = requests.Session(); ...; return s`): a client factory."""
+def _returns_client(analysis: Any, func: FunctionInfo) -> Optional[str]:
+    """The constructor of the client `func` builds and returns (`s = requests.Session(); ...; return s`): it is
+    a client factory. None when it returns none."""
     for node in ast.walk(func.node):
         if not isinstance(node, ast.Return) or node.value is None:
             continue
@@ -207,8 +210,8 @@ def _returns_client(analysis: Any, func: FunctionInfo) -> bool:
             continue
         meaning = analysis.meaning(node.value, func.scope)
         if meaning is not None and meaning.kind == "client":
-            return True
-    return False
+            return meaning.qual
+    return None
 
 
 def can_matter(summary: Summary) -> Set[str]:
@@ -220,7 +223,7 @@ def can_matter(summary: Summary) -> Set[str]:
     while changed:
         changed = False
         for key, record in functions.items():
-            if key not in found and any(ref[0] == "local" and ref[1] in found for ref, _, _ in record["calls"]):
+            if key not in found and any(site[0][0] == "local" and site[0][1] in found for site in record["calls"]):
                 found.add(key)
                 changed = True
     return found
@@ -429,7 +432,7 @@ def solve(project: Project) -> Dict[str, Seeds]:
         sites = list(summary["module_calls"])
         for record in summary["functions"].values():
             sites.extend(site for site in record["calls"] if site[2] != "call")
-        for ref, line, kind in sites:
+        for ref, line, kind, _ in sites:
             target = project.resolve(ref, path)
             if target is not None and target[0] != path:
                 how = f"registered with {kind[9:]}()" if kind.startswith("register:") else _HOW[kind]
@@ -441,12 +444,12 @@ def solve(project: Project) -> Dict[str, Seeds]:
         summary = project.summary(caller[0])
         assert summary is not None
         record = summary["functions"][caller[1]]
-        for ref, _, _ in record["calls"]:
-            target = project.resolve(ref, caller[0])
+        for site in record["calls"]:
+            target = project.resolve(site[0], caller[0])
             if target is not None:
                 mark(target, _Hot(state.how, state.place, record["name"], state.crossed or target[0] != caller[0]))
 
-    seeds: Dict[str, Seeds] = {}
+    hot_seeds: Dict[str, Dict[str, Tuple[str, str, int, str]]] = {}
     for (path, key), state in hot.items():
         if not state.crossed:
             continue
@@ -459,9 +462,36 @@ def solve(project: Project) -> Dict[str, Seeds]:
         reason = f"{state.how} at {where}"
         if state.caller is not None:
             reason = f"called from {state.caller}(), {reason}"
-        seeds.setdefault(path, {})[key] = (reason, project.modules.relative(state.place[0]), state.place[1],
-                                           state.place[0])
-    return seeds
+        hot_seeds.setdefault(path, {})[key] = (reason, project.modules.relative(state.place[0]), state.place[1],
+                                               state.place[0])
+    factories = _factory_calls(project)
+    return {path: ModuleSeeds(hot_seeds.get(path, {}), factories.get(path, {}))
+            for path in sorted(set(hot_seeds) | set(factories))}
+
+
+def _factory_calls(project: Project) -> Dict[str, Dict[Tuple[int, int], Tuple[str, str, str, int, str]]]:
+    """Per file, its calls of client factories defined in other modules: (line, column) -> (client constructor,
+    factory name, path from the project root, line of its def, absolute path). A factory's calls in its own
+    module are the engine's already."""
+    found: Dict[str, Dict[Tuple[int, int], Tuple[str, str, str, int, str]]] = {}
+    for path in list(project.summaries):
+        summary = project.summary(path)
+        if summary is None:
+            continue
+        sites = [site for record in summary["functions"].values() for site in record["calls"]]
+        sites.extend(summary["module_calls"])
+        for ref, line, kind, col in sites:
+            if kind not in ("call", "loop") or ref[0] == "local":
+                continue  # a callable passed on is not called here
+            target = project.resolve(ref, path)
+            if target is None or target[0] == path:
+                continue
+            factory = project.summary(target[0])["functions"][target[1]]  # type: ignore[index]
+            if factory["factory"]:
+                found.setdefault(path, {})[(line, col)] = (factory["factory"], factory["name"],
+                                                           project.modules.relative(target[0]), factory["line"],
+                                                           target[0])
+    return found
 
 
 # -- the two-phase gate ----------------------------------------------------------------------------------
@@ -528,7 +558,7 @@ def gather(paths: List[str], options_of: Callable[[str], Options],
         if not summary:
             return False
         found = {(path, key) for key in can_matter(summary)}
-        targets = {key: [project.resolve(ref, path) for ref, _, _ in record["calls"]]
+        targets = {key: [project.resolve(site[0], path) for site in record["calls"]]
                    for key, record in summary["functions"].items()}
         changed = True
         while changed:

@@ -454,3 +454,34 @@ def test_check_reports_a_factory_of_another_module_at_its_calls(tmp_path: Path) 
     records = json.loads(run_check(tmp_path, "--format", "json").stdout)
     assert [(r["details"]["factory_path"], r["details"]["factory_line"], r["fix"]) for r in records] == [
         ("net.py", 3, None), ("net.py", 3, None)]
+
+
+def test_methods_through_instances_and_base_classes_of_other_modules(tmp_path: Path) -> None:
+    project = project_of(tmp_path, {**_LIBRARY, "app/use.py": """\
+        from app.http import Api
+        from . import http
+
+
+        class Mine(http.Api):
+            def all(self, us):
+                for u in us:
+                    self.fetch(u)
+
+            def own(self):
+                return self.missing()
+
+
+        def run(us):
+            api = Api()
+            for u in us:
+                api.fetch(u)
+        """})
+    use = str(tmp_path / "app" / "use.py")
+    target = (str(tmp_path / "app" / "http.py"), "Api.fetch")
+    summary = project.summary(use)
+    assert summary is not None
+    functions = summary["functions"]
+    assert [project.resolve(site[0], use) for site in functions["Mine.all"]["calls"]] == [target]
+    assert [project.resolve(site[0], use) for site in functions["Mine.own"]["calls"]] == [None]
+    # `Api()` names no __init__ of the project; `api.fetch` is the class's method.
+    assert [project.resolve(site[0], use) for site in functions["run"]["calls"]] == [None, target]

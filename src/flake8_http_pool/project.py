@@ -23,7 +23,7 @@ import os
 import re
 from typing import Any, Callable, Dict, Iterable, List, Optional, Set, Tuple
 
-from .bindings import IMPORT, OTHER, FunctionInfo, dotted_name, lookup
+from .bindings import ASSIGN, IMPORT, OTHER, FunctionInfo, dotted_name, lookup
 from .engine import ModuleSeeds
 from .options import Options
 
@@ -53,7 +53,7 @@ _BRANCHES = (ast.If, ast.IfExp, ast.For, ast.AsyncFor, ast.While, ast.ExceptHand
 # -- one module ------------------------------------------------------------------------------------------
 def summarize(tree: ast.Module, options: Options) -> Summary:
     """The module's summary, from its `ast` alone (see the module docstring)."""
-    from .analysis import Analysis, _unwrap_partial
+    from .analysis import Analysis, _enclosing_class, _self_names, _unwrap_partial
     from .checks.connections import client_constructions
     from .hot_functions import _REGISTRATIONS, _route_definition, find_hot_functions, function_key
     from .walk import is_mapping_call
@@ -85,11 +85,9 @@ def summarize(tree: ast.Module, options: Options) -> Summary:
             return relative.get((binding.pos, name))
         return None
 
-    def ref_of(expr: ast.AST, ctx: Any) -> Optional[Ref]:
-        local = analysis.function_target(expr, ctx)
-        if local is not None:
-            return ["local", function_key(local)]
-        expr = _unwrap_partial(expr)
+    def imported(expr: ast.AST, scope: Any) -> Optional[Ref]:
+        """`expr` (a name or attribute chain) as a reference through an import, or through an instance of an
+        imported class (`api = Api()` then `api.fetch`)."""
         dotted = dotted_name(expr)
         if dotted is None:
             return None
@@ -97,9 +95,34 @@ def summarize(tree: ast.Module, options: Options) -> Summary:
         while isinstance(base, ast.Attribute):
             base = base.value
         assert isinstance(base, ast.Name)
-        binding = lookup(base.id, ctx.scope, (base.lineno, base.col_offset))
-        path = import_path(base.id, binding) if binding is not None else None
-        return None if path is None else ["import", path, dotted.split(".")[1:]]
+        binding = lookup(base.id, scope, (base.lineno, base.col_offset))
+        if binding is None:
+            return None
+        attrs = dotted.split(".")[1:]
+        path = import_path(base.id, binding)
+        if path is not None:
+            return ["import", path, attrs]
+        if binding.kind == ASSIGN and isinstance(binding.value, ast.Call) and attrs:
+            made = imported(binding.value.func, binding.scope)  # `api.fetch` where `api = Api()`
+            if made is not None:
+                return ["import", made[1], made[2] + attrs]
+        return None
+
+    def ref_of(expr: ast.AST, ctx: Any) -> Optional[Ref]:
+        local = analysis.function_target(expr, ctx)
+        if local is not None:
+            return ["local", function_key(local)]
+        expr = _unwrap_partial(expr)
+        if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name):
+            cls = _enclosing_class(ctx.func)
+            if cls is not None and expr.value.id in _self_names(ctx.func):
+                # `self.fetch()` with no such def in the module: a base class's, maybe one imported.
+                for base in cls.bases:
+                    ref = imported(base, cls.scope.parent)
+                    if ref is not None:
+                        return ["import", ref[1], ref[2] + [expr.attr]]
+                return None
+        return imported(expr, ctx.scope)
 
     functions: Dict[str, Dict[str, Any]] = {}
     for func in analysis.facts.functions:

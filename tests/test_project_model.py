@@ -485,3 +485,12 @@ def test_methods_through_instances_and_base_classes_of_other_modules(tmp_path: P
     assert [project.resolve(site[0], use) for site in functions["Mine.own"]["calls"]] == [None]
     # `Api()` names no __init__ of the project; `api.fetch` is the class's method.
     assert [project.resolve(site[0], use) for site in functions["run"]["calls"]] == [None, target]
+
+
+def test_a_project_nested_in_a_bigger_tree_names_its_modules_from_its_folders(tmp_path: Path) -> None:
+    # The root is the outer pyproject.toml; the inner project has no __init__.py (namespace folders).
+    seeds = seeds_of(tmp_path, {
+        "pyproject.toml": "", "fixtures/shop/app/http.py": _WRAPPER,
+        "fixtures/shop/app/sync.py": "from app.http import get_json\n\nfor u in us:\n    get_json(u)\n",
+    })
+    assert seeds["fixtures/shop/app/http.py"]["get_json"][0] == "called in a loop at fixtures/shop/app/sync.py:4"

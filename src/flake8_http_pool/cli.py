@@ -15,7 +15,7 @@ import argparse
 import json
 import os
 import sys
-from typing import Any, Callable, Iterable, Iterator, List, NamedTuple, Optional, Sequence, TextIO, Tuple
+from typing import Any, Callable, Dict, Iterable, Iterator, List, NamedTuple, Optional, Sequence, TextIO, Tuple
 
 from . import __version__
 from .options import Options, split_list
@@ -409,8 +409,13 @@ def _with_project_seeds(candidates: List[Any], overrides: Any, note: Callable[[s
     if len(python) < 2:
         return candidates  # one module: nothing to find across modules
 
+    options_by_key: Dict[Any, Any] = {}  # many files share a settings key: resolve each key once
+
     def options_of(path: str) -> Any:
-        return resolved(overrides, python[path].key).options
+        key = python[path].key
+        if key not in options_by_key:
+            options_by_key[key] = resolved(overrides, key).options
+        return options_by_key[key]
 
     def read(path: str, options: Any) -> Optional[Tuple[bytes, str]]:
         try:

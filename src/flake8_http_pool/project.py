@@ -332,15 +332,22 @@ class ModuleMap:
         return os.path.relpath(path, self.root).replace(os.sep, "/")
 
     def module(self, name: str, importer: Optional[str] = None) -> Optional[str]:
-        """The file of module `name`, trying the importer's own folder after the project's names."""
+        """The file of module `name`: the project's names first, then as seen from the importer's folder and
+        each folder above it up to the project root (a script's folder is on sys.path when it runs, and a
+        project nested in a bigger tree names its modules from its own folder)."""
         found = self.by_name.get(name)
         if found is not None or importer is None:
             return found
-        base = os.path.join(os.path.dirname(importer), *name.split("."))
-        for candidate in (base + ".py", os.path.join(base, "__init__.py")):
-            if candidate in self._known:
-                return candidate
-        return None
+        folder = os.path.dirname(importer)
+        while True:
+            base = os.path.join(folder, *name.split("."))
+            for candidate in (base + ".py", os.path.join(base, "__init__.py")):
+                if candidate in self._known:
+                    return candidate
+            parent = os.path.dirname(folder)
+            if folder == self.root or parent == folder or not folder.startswith(self.root):
+                return None
+            folder = parent
 
     def absolute(self, path: str, importer: str) -> Optional[str]:
         """A relative module path (`..http.get`) made absolute from the importer's package."""

@@ -494,3 +494,13 @@ def test_a_project_nested_in_a_bigger_tree_names_its_modules_from_its_folders(tm
         "fixtures/shop/app/sync.py": "from app.http import get_json\n\nfor u in us:\n    get_json(u)\n",
     })
     assert seeds["fixtures/shop/app/http.py"]["get_json"][0] == "called in a loop at fixtures/shop/app/sync.py:4"
+
+
+def test_a_chain_through_modules_that_import_no_library(tmp_path: Path) -> None:
+    # loop.py -> middle.py -> util.py: only util.py imports requests; the gate must still reach loop.py.
+    seeds = seeds_of(tmp_path, {
+        "pyproject.toml": "", "util.py": _WRAPPER,
+        "middle.py": "import util\n\ndef user(i):\n    return util.get_json(i)\n",
+        "zloop.py": "from middle import user\n\nfor i in range(3):\n    user(i)\n",
+    })
+    assert seeds["util.py"]["get_json"][0] == "called from user(), called in a loop at zloop.py:4"

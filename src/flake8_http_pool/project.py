@@ -582,14 +582,19 @@ def gather(paths: List[str], options_of: Callable[[str], Options],
     needles: Set[str] = set()
     relevant: Set[Tuple[str, str]] = set()
 
+    resolved_calls: Dict[str, Dict[str, List[Optional[Tuple[str, str]]]]] = {}
+
     def grow(path: str) -> bool:
-        """Add the functions of `path` that can matter; True when a new name is to be searched for."""
+        """Add the functions of `path` that can matter; True when some were new."""
         summary = summaries.get(path)
         if not summary:
             return False
         found = {(path, key) for key in can_matter(summary)}
-        targets = {key: [project.resolve(site[0], path) for site in record["calls"]]
-                   for key, record in summary["functions"].items()}
+        targets = resolved_calls.get(path)
+        if targets is None:
+            targets = resolved_calls[path] = {
+                key: [project.resolve(site[0], path) for site in record["calls"]]
+                for key, record in summary["functions"].items()}
         changed = True
         while changed:
             changed = False
@@ -599,16 +604,16 @@ def gather(paths: List[str], options_of: Callable[[str], Options],
                     changed = True
         new = found - relevant
         relevant.update(new)
-        before = len(needles)
         for _, key in new:
             parts = key.split(".")
             needles.add(parts[-1])
             if parts[-1] in ("__init__", "__call__") and len(parts) > 1:
                 needles.add(parts[-2])
-        return len(needles) > before
+        return bool(new)
 
-    for path in list(summaries):
-        grow(path)
+    # Until nothing changes: a module's function may call one that a later module's pass finds can matter.
+    while any([grow(path) for path in list(summaries)]):
+        pass
     while needles and rest:
         pattern = re.compile(rb"\b(?:" + b"|".join(re.escape(n.encode()) for n in sorted(needles)) + rb")\b")
         joined, still = [], []
@@ -623,6 +628,12 @@ def gather(paths: List[str], options_of: Callable[[str], Options],
             else:
                 still.append(path)
         rest = still
-        if not any([grow(path) for path in joined]):
+        if not joined:
             break
+        resolved_calls.clear()  # references into the modules that joined resolve now
+        before = len(needles)
+        while any([grow(path) for path in list(summaries)]):
+            pass
+        if len(needles) == before:
+            break  # no new name to search the rest for
     return solve(project)

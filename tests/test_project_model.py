@@ -138,10 +138,13 @@ def test_every_import_form_resolves(tmp_path: Path) -> None:
     http = str(tmp_path / "app" / "http.py")
     summary = project.summary(user)
     assert summary is not None
-    resolved = [project.resolve(site[0], user) for site in summary["functions"]["loop"]["calls"]]
+    resolved = [project.resolve(site[0], user) for site in summary["functions"]["loop"]["calls"]
+                if site[2] == "call"]
     assert resolved == [(http, "get_json")] * 5 + [(http, "Api.fetch"), (http, "get_json"), None]
-    [(ref, _, kind, _)] = summary["functions"]["local_import"]["calls"]
-    assert kind == "loop" and project.resolve(ref, user) == (http, "get_json")
+    # A call in a loop is an edge of the call graph, and a site that makes its function hot.
+    sites = summary["functions"]["local_import"]["calls"]
+    assert [(project.resolve(ref, user), kind) for ref, _, kind, _ in sites] == [
+        ((http, "get_json"), "call"), ((http, "get_json"), "called in a loop")]
 
 
 def test_relative_imports_resolve_by_level(tmp_path: Path) -> None:
@@ -160,7 +163,8 @@ def test_relative_imports_resolve_by_level(tmp_path: Path) -> None:
     http = str(tmp_path / "app" / "http.py")
     summary = project.summary(deep)
     assert summary is not None
-    resolved = [project.resolve(site[0], deep) for site in summary["functions"]["run"]["calls"]]
+    resolved = [project.resolve(site[0], deep) for site in summary["functions"]["run"]["calls"]
+                if site[2] == "call"]
     sibling = str(tmp_path / "app" / "sub" / "sibling.py")
     assert resolved == [(http, "get_json"), (http, "get_json"), (sibling, "helper")]
 
@@ -178,7 +182,8 @@ def test_an_installed_package_is_never_read(tmp_path: Path) -> None:
     main = str(tmp_path / "main.py")
     summary = project.summary(main)
     assert summary is not None
-    assert [project.resolve(site[0], main) for site in summary["functions"]["run"]["calls"]] == [None, None]
+    assert [project.resolve(site[0], main) for site in summary["functions"]["run"]["calls"]
+                if site[2] == "call"] == [None, None]
     assert project.read == [main]  # type: ignore[attr-defined]
 
 
@@ -215,7 +220,7 @@ def test_summary_of_one_module_is_plain_data() -> None:
     assert functions["make_session"]["factory"] == "requests.Session" and functions["get_json"]["factory"] is None
     assert functions["index"]["hot"] == ["a request handler, @app.get", 15]
     assert functions["index"]["calls"] == [[["import", ".util.helper", []], 17, "call", 11]]
-    assert summary["module_calls"] == [[["import", ".util.helper", []], 20, "loop", 4]]
+    assert summary["module_calls"] == [[["import", ".util.helper", []], 20, "called in a loop", 4]]
     assert summary["defs"]["get_json"] == "get_json"
 
 
@@ -481,10 +486,12 @@ def test_methods_through_instances_and_base_classes_of_other_modules(tmp_path: P
     summary = project.summary(use)
     assert summary is not None
     functions = summary["functions"]
-    assert [project.resolve(site[0], use) for site in functions["Mine.all"]["calls"]] == [target]
+    assert [project.resolve(site[0], use) for site in functions["Mine.all"]["calls"]
+            if site[2] == "call"] == [target]
     assert [project.resolve(site[0], use) for site in functions["Mine.own"]["calls"]] == [None]
     # `Api()` names no __init__ of the project; `api.fetch` is the class's method.
-    assert [project.resolve(site[0], use) for site in functions["run"]["calls"]] == [None, target]
+    assert [project.resolve(site[0], use) for site in functions["run"]["calls"]
+            if site[2] == "call"] == [None, target]
 
 
 def test_a_project_nested_in_a_bigger_tree_names_its_modules_from_its_folders(tmp_path: Path) -> None:

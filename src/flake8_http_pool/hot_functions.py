@@ -10,6 +10,7 @@ from .walk import is_mapping_call
 
 if TYPE_CHECKING:  # pragma: no cover
     from .analysis import Analysis
+    from .walk import Ctx
 
 _HANDLER_ATTRS = frozenset({"route", "get", "post", "put", "patch", "delete", "api_route", "websocket"})
 _TASK_NAMES = frozenset({"route", "task", "shared_task", "actor", "job"})
@@ -90,8 +91,14 @@ def function_key(func: FunctionInfo) -> str:
     return ".".join(reversed(parts))
 
 
+# A site of sources 1-3 whose function is not a def of this module: (the expression naming it, its Ctx, the
+# reason, the line). The project model resolves such expressions through imports (project.py).
+Unresolved = Tuple[ast.AST, "Ctx", str, int]
+
+
 def find_hot_functions(
-    analysis: "Analysis", places: Optional[Dict[FunctionInfo, int]] = None
+    analysis: "Analysis", places: Optional[Dict[FunctionInfo, int]] = None,
+    unresolved: Optional[List[Unresolved]] = None,
 ) -> Dict[FunctionInfo, str]:
     """Every hot function of the module with why it is hot (the first reason found), sources 1-4.
 
@@ -99,6 +106,8 @@ def find_hot_functions(
     or decorator that makes it (or the hot function calling it, transitively) hot: the project model keeps it.
     Functions the project model found hot from other modules (`analysis.extra_hot`, function key -> reason)
     join as seeds after the module's own sources 1-3, so the module's own reason wins where both hold.
+    `unresolved`, when given, receives every site of sources 1-3 whose callee or callable is no def of this
+    module: what may make another module's function hot (one list of such sites, kept here, for both).
     """
     hot: Dict[FunctionInfo, str] = {}
     queue: List[FunctionInfo] = []
@@ -118,15 +127,21 @@ def find_hot_functions(
                 mark(func, reason, decorator.lineno)
                 break
 
+    def seek(func: Optional[FunctionInfo], expr: ast.AST, ctx: "Ctx", reason: str, line: int) -> None:
+        if func is not None:
+            mark(func, reason, line)
+        elif unresolved is not None:
+            unresolved.append((expr, ctx, reason, line))
+
     # Sources 1 and 2: called or passed in a loop scope; passed to a mapping call; registered as a handler.
     for site in analysis.facts.calls:
         call, ctx = site
         looping: Optional[bool] = None
         callee = analysis.function_target(call.func, ctx)
-        if callee is not None:
+        if callee is not None or unresolved is not None:
             looping = analysis.in_loop(ctx, call)
             if looping:
-                mark(callee, "called in a loop", call.lineno)
+                seek(callee, call.func, ctx, "called in a loop", call.lineno)
         if not call.args and not call.keywords:
             continue
         mapping = is_mapping_call(call, ctx.scope)
@@ -134,15 +149,15 @@ def find_hot_functions(
             if isinstance(arg, ast.Starred):
                 continue
             target = analysis.function_target(arg, ctx)
-            if target is None:
+            if target is None and unresolved is None:
                 continue
             if mapping:
-                mark(target, "mapped over items", call.lineno)
+                seek(target, arg, ctx, "mapped over items", call.lineno)
                 continue
             if looping is None:
                 looping = analysis.in_loop(ctx, call)
             if looping:
-                mark(target, "passed as a callable in a loop", call.lineno)
+                seek(target, arg, ctx, "passed as a callable in a loop", call.lineno)
         if isinstance(call.func, ast.Attribute) and call.func.attr in _REGISTRATIONS:
             index, keywords = _REGISTRATIONS[call.func.attr]
             handler = call.args[index] if len(call.args) > index else None
@@ -150,11 +165,12 @@ def find_hot_functions(
                 if keyword.arg in keywords:
                     handler = keyword.value
             if handler is not None:
-                mark(analysis.function_target(handler, ctx), f"registered with {call.func.attr}()", call.lineno)
+                seek(analysis.function_target(handler, ctx), handler, ctx, f"registered with {call.func.attr}()",
+                     call.lineno)
         route = _route_definition(analysis, call, ctx)
         if route is not None:
             handler, name = route
-            mark(analysis.function_target(handler, ctx), f"registered with {name}()", call.lineno)
+            seek(analysis.function_target(handler, ctx), handler, ctx, f"registered with {name}()", call.lineno)
 
     extra = getattr(analysis, "extra_hot", None)
     if extra:

@@ -37,14 +37,10 @@ Seeds = ModuleSeeds
 
 SUMMARY_VERSION = 1  # bump when the summary's shape or meaning changes (a later cache keys on it)
 
-# Call kinds in a summary. "call": a plain call; "loop": called or passed as a callable in a loop scope;
-# "pass_loop": passed as a callable in a loop scope; "map": passed to a mapping call; "register:NAME":
-# registered as a handler by NAME() without a decorator.
-_HOW = {
-    "loop": "called in a loop",
-    "pass_loop": "passed as a callable in a loop",
-    "map": "mapped over items",
-}  # and "register:NAME": registered as a handler with NAME()
+# Call kinds in a summary: "call", a call of the function (an edge of the call graph); else the reason the site
+# makes the function it names hot, as hot_functions.py words it ("called in a loop", "mapped over items",
+# "passed as a callable in a loop", "registered with add_url_rule()", ...).
+_CALLED_IN_A_LOOP = "called in a loop"
 _ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
 _BRANCHES = (ast.If, ast.IfExp, ast.For, ast.AsyncFor, ast.While, ast.ExceptHandler, ast.BoolOp,
              ast.comprehension, ast.Lambda) + tuple(getattr(ast, n) for n in ("match_case",) if hasattr(ast, n))
@@ -55,12 +51,12 @@ def summarize(tree: ast.Module, options: Options) -> Summary:
     """The module's summary, from its `ast` alone (see the module docstring)."""
     from .analysis import Analysis, _enclosing_class, _self_names, _unwrap_partial
     from .checks.connections import client_constructions
-    from .hot_functions import _REGISTRATIONS, _route_definition, find_hot_functions, function_key
-    from .walk import is_mapping_call
+    from .hot_functions import Unresolved, find_hot_functions, function_key
 
     analysis = Analysis(tree, options)
     places: Dict[FunctionInfo, int] = {}
-    hot = find_hot_functions(analysis, places)
+    unresolved: List[Unresolved] = []
+    hot = find_hot_functions(analysis, places, unresolved)
 
     relative: Dict[Tuple[Tuple[int, int], str], str] = {}  # (binding position, local name) -> ".mod.name"
     stars: List[str] = []
@@ -144,39 +140,13 @@ def summarize(tree: ast.Module, options: Options) -> Summary:
             return
         functions[function_key(owner)]["calls"].append([ref, line, kind, col])
 
+    # Every call is an edge of the call graph (source 4); the sites of sources 1-3 whose function is not a def
+    # of this module come from find_hot_functions itself, with its reason, so both stay one list of forms.
     for call, ctx in analysis.facts.calls:
-        looping = analysis.in_loop(ctx, call)
-        add(ctx.func, ref_of(call.func, ctx), call.lineno, "loop" if looping else "call", call.col_offset)
-        args = [*call.args, *(kw.value for kw in call.keywords if kw.arg is not None)]
-        handler: Optional[ast.AST] = None
-        if isinstance(call.func, ast.Attribute) and call.func.attr in _REGISTRATIONS:
-            index, keywords = _REGISTRATIONS[call.func.attr]
-            handler = call.args[index] if len(call.args) > index else None
-            for keyword in call.keywords:
-                if keyword.arg in keywords:
-                    handler = keyword.value
-        route = _route_definition(analysis, call, ctx)
-        if route is not None:
-            handler = route[0]
-        mapping: Optional[bool] = None
-        for arg in args:
-            if isinstance(arg, ast.Starred):
-                continue
-            ref = ref_of(arg, ctx)
-            if ref is None:
-                continue
-            if mapping is None:
-                mapping = is_mapping_call(call, ctx.scope)
-            if mapping:
-                kind = "map"
-            elif arg is handler:
-                name = route[1] if route is not None else call.func.attr  # type: ignore[union-attr]
-                kind = f"register:{name}"
-            elif looping:
-                kind = "pass_loop"
-            else:
-                continue  # handed on once: where it runs is not known
-            add(ctx.func, ref, call.lineno, kind, arg.col_offset)
+        if ctx.func is not None:
+            add(ctx.func, ref_of(call.func, ctx), call.lineno, "call", call.col_offset)
+    for expr, ctx, reason, line in unresolved:
+        add(ctx.func, ref_of(expr, ctx), line, reason, getattr(expr, "col_offset", 0))
 
     for site in analysis.unpooled_sites():
         func = site.ctx.func
@@ -465,8 +435,7 @@ def solve(project: Project) -> Dict[str, Seeds]:
         for ref, line, kind, _ in sites:
             target = project.resolve(ref, path)
             if target is not None and target[0] != path:
-                how = f"registered with {kind[9:]}()" if kind.startswith("register:") else _HOW[kind]
-                mark(target, _Hot(how, (path, line), None, True))
+                mark(target, _Hot(kind, (path, line), None, True))
     # Source 4: called from a hot function.
     while queue:
         caller = queue.pop()
@@ -511,7 +480,7 @@ def _factory_calls(project: Project) -> Dict[str, Dict[Tuple[int, int], Tuple[st
         sites = [site for record in summary["functions"].values() for site in record["calls"]]
         sites.extend(summary["module_calls"])
         for ref, line, kind, col in sites:
-            if kind not in ("call", "loop") or ref[0] == "local":
+            if kind not in ("call", _CALLED_IN_A_LOOP) or ref[0] == "local":
                 continue  # a callable passed on is not called here
             target = project.resolve(ref, path)
             if target is None or target[0] == path:

@@ -379,7 +379,8 @@ _FACTORY = "import requests\n\ndef make_session():\n    s = requests.Session()\n
 def test_a_factory_is_not_made_hot_from_another_module(tmp_path: Path) -> None:
     # Its call sites are where RULES.md reports a factory run many times (below), not its own constructor.
     seeds = seeds_of(tmp_path, {"pyproject.toml": "", "net.py": _FACTORY,
-                                "jobs.py": "from net import make_session\n\nsessions = [make_session() for _ in range(3)]\n"})
+                                "jobs.py": ("from net import make_session\n\n"
+                                            "sessions = [make_session() for _ in range(3)]\n")})
     assert seeds == {}
 
 
@@ -417,7 +418,8 @@ def test_the_modules_own_reason_wins(tmp_path: Path) -> None:
 def test_one_worker_and_many_give_the_same_report(tmp_path: Path) -> None:
     files = {"pyproject.toml": "", "pkg/__init__.py": "", "pkg/http.py": _WRAPPER}
     for i in range(40):  # enough files for the worker pool to start
-        files[f"pkg/job{i}.py"] = f"from .http import get_json\n\ndef job{i}(us):\n    return [get_json(u) for u in us]\n"
+        files[f"pkg/job{i}.py"] = (f"from .http import get_json\n\n"
+                                   f"def job{i}(us):\n    return [get_json(u) for u in us]\n")
     write(tmp_path, files)
     one, many = run_check(tmp_path, "--jobs", "1"), run_check(tmp_path, "--jobs", "2")
     assert one.stdout == many.stdout
@@ -511,3 +513,13 @@ def test_a_chain_through_modules_that_import_no_library(tmp_path: Path) -> None:
         "zloop.py": "from middle import user\n\nfor i in range(3):\n    user(i)\n",
     })
     assert seeds["util.py"]["get_json"][0] == "called from user(), called in a loop at zloop.py:4"
+
+
+def test_the_hot_decorators_option_of_the_config_reaches_other_modules(tmp_path: Path) -> None:
+    write(tmp_path, {"pyproject.toml": '[tool.flake8-http-pool]\nhot-decorators = ["endpoint"]\n', "util.py": _WRAPPER,
+                     "views.py": ("from util import get_json\n\n"
+                                  "@myframework.endpoint\ndef index():\n    return get_json('u')\n")})
+    done = subprocess.run([sys.executable, "-m", "flake8_http_pool", "check", "."], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert ("(called from index(), decorated with @myframework.endpoint at views.py:3)" in done.stdout), \
+        done.stdout + done.stderr

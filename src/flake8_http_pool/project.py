@@ -42,6 +42,7 @@ SUMMARY_VERSION = 1  # bump when the summary's shape or meaning changes (a later
 # "passed as a callable in a loop", "registered with add_url_rule()", ...).
 _CALLED_IN_A_LOOP = "called in a loop"
 _ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
+_WORD = re.compile(rb"[^\W\d]\w*")  # an identifier, in bytes (non-ASCII source is searched as UTF-8)
 _BRANCHES = (ast.If, ast.IfExp, ast.For, ast.AsyncFor, ast.While, ast.ExceptHandler, ast.BoolOp,
              ast.comprehension, ast.Lambda) + tuple(getattr(ast, n) for n in ("match_case",) if hasattr(ast, n))
 
@@ -266,6 +267,7 @@ class ModuleMap:
         self.by_name: Dict[str, str] = {}
         self.name_of: Dict[str, str] = {}
         self._known = set(self.paths)
+        self._beside: Dict[Tuple[str, str], Optional[str]] = {}  # (name, importer's folder) -> file, memo
         claims: List[Tuple[int, str, str]] = []
         for path in self.paths:
             name = self._package_name(path)
@@ -308,14 +310,20 @@ class ModuleMap:
         found = self.by_name.get(name)
         if found is not None or importer is None:
             return found
-        folder = os.path.dirname(importer)
+        start = os.path.dirname(importer)
+        memo_key = (name, start)
+        if memo_key in self._beside:
+            return self._beside[memo_key]
+        folder = start
         while True:
             base = os.path.join(folder, *name.split("."))
             for candidate in (base + ".py", os.path.join(base, "__init__.py")):
                 if candidate in self._known:
+                    self._beside[memo_key] = candidate
                     return candidate
             parent = os.path.dirname(folder)
             if folder == self.root or parent == folder or not folder.startswith(self.root):
+                self._beside[memo_key] = None
                 return None
             folder = parent
 
@@ -548,13 +556,31 @@ def gather(paths: List[str], options_of: Callable[[str], Options],
             rest.append(path)
     project = Project(modules, summaries, load)  # type: ignore[arg-type]
 
-    needles: Set[str] = set()
+    # A file joins in phase 2 when its bytes name a function (or the class of a constructor) that can matter
+    # AND the last part of that function's module name, which every import of it names (`from app.http import
+    # f`, `from . import http`, `from .http import f`, `import helper`); a package re-exporting the function
+    # is searched for under its own name (`from app import f`, see `grow`).
+    needles: Dict[str, Set[str]] = {}  # name -> the modules where a function of that name can matter
+    tokens: Dict[str, Set[str]] = {}  # module -> the words an import of it names
     relevant: Set[Tuple[str, str]] = set()
+
+    def module_tokens(path: str) -> Set[str]:
+        stem = os.path.splitext(os.path.basename(path))[0]
+        return {stem if stem != "__init__" else os.path.basename(os.path.dirname(path))}
+
+    def names_what_matters(data: bytes, wanted: Set[bytes]) -> bool:
+        words = wanted.intersection(_WORD.findall(data))
+        if not words:
+            return False
+        names = {word.decode("utf-8", "replace") for word in words}
+        if b"import *" in data and any(names & found for found in tokens.values()):
+            return True  # may re-export what can matter: `from .http import *` in a package's __init__.py
+        return any(names & tokens[module] for name in names for module in needles.get(name, ()))
 
     resolved_calls: Dict[str, Dict[str, List[Optional[Tuple[str, str]]]]] = {}
 
     def grow(path: str) -> bool:
-        """Add the functions of `path` that can matter; True when some were new."""
+        """Add the functions of `path` that can matter, and the names to search for; True when anything was new."""
         summary = summaries.get(path)
         if not summary:
             return False
@@ -573,24 +599,46 @@ def gather(paths: List[str], options_of: Callable[[str], Options],
                     changed = True
         new = found - relevant
         relevant.update(new)
-        for _, key in new:
+        added = False
+        for module, key in new:
             parts = key.split(".")
-            needles.add(parts[-1])
-            if parts[-1] in ("__init__", "__call__") and len(parts) > 1:
-                needles.add(parts[-2])
-        return bool(new)
+            names = [parts[-2]] if parts[-1] in ("__init__", "__call__") and len(parts) > 1 else []
+            for name in [parts[-1], *names]:
+                added = need(name, module) or added
+        # A module that re-exports such a function (`from .http import get_json` in `__init__.py`) is imported
+        # under its own name: `from app import get_json`.
+        for name, target in summary["exports"].items():
+            if project.resolve(["import", target, []], path) in relevant:
+                added = need(name, path) or added
+        for star in summary["stars"]:  # `from .http import *`
+            absolute = modules.absolute(star, path)
+            source = modules.module(absolute, path) if absolute else None
+            for name in [name for name, found in needles.items() if source in found]:
+                added = need(name, path) or added
+        return added or bool(new)
+
+    def need(name: str, module: str) -> bool:
+        """Search for `name` imported from `module`; True when that is new."""
+        known = needles.setdefault(name, set())
+        if module in known:
+            return False
+        known.add(module)
+        if module not in tokens:
+            tokens[module] = module_tokens(module)
+        return True
 
     # Until nothing changes: a module's function may call one that a later module's pass finds can matter.
     while any([grow(path) for path in list(summaries)]):
         pass
     while needles and rest:
-        pattern = re.compile(rb"\b(?:" + b"|".join(re.escape(n.encode()) for n in sorted(needles)) + rb")\b")
+        wanted = {word.encode("utf-8") for word in set(needles).union(*tokens.values())}
         joined, still = [], []
         for path in rest:
             got = read(path, options_of(path))
             if got is None:
                 continue
-            if pattern.search(got[0]) or (not got[0].isascii() and pattern.search(got[1].encode("utf-8"))):
+            data = got[0] if got[0].isascii() else got[1].encode("utf-8")
+            if names_what_matters(data, wanted):
                 tree = parse(got[1], path)
                 summaries[path] = _summary_or_none(tree, options_of(path))
                 joined.append(path)
@@ -600,9 +648,9 @@ def gather(paths: List[str], options_of: Callable[[str], Options],
         if not joined:
             break
         resolved_calls.clear()  # references into the modules that joined resolve now
-        before = len(needles)
+        grew = False
         while any([grow(path) for path in list(summaries)]):
-            pass
-        if len(needles) == before:
-            break  # no new name to search the rest for
+            grew = True
+        if not grew:
+            break  # nothing new to search the rest for
     return solve(project)

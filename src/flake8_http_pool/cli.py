@@ -399,6 +399,7 @@ def _with_project_seeds(candidates: List[Any], overrides: Any, note: Callable[[s
     A failure of the project model itself (an engine bug) costs the findings across modules, said in one
     line; each file is still checked on its own."""
     import ast
+    import warnings
 
     from .discovery import PYTHON
     from .project import gather
@@ -426,7 +427,9 @@ def _with_project_seeds(candidates: List[Any], overrides: Any, note: Callable[[s
 
     def parse(text: str, path: str) -> Optional[ast.Module]:
         try:
-            return parse_source(text, path)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # a SyntaxWarning is not ours to print (the file's check decides)
+                return parse_source(text, path)
         except (SourceError, RecursionError, MemoryError):
             return None
 

@@ -41,6 +41,15 @@ class Analysis:
         # In-house unpooled calls (option `unpooled-calls`): (line, byte column) of each matching call -> its
         # callee, found by custom_calls.find_custom_calls and set by the engine, which has the source text.
         self.custom_calls: Dict[Tuple[int, int], str] = {}
+        # Functions of this module that the project model (project.py) found hot because of another module:
+        # function key (hot_functions.function_key) -> the reason, and -> (path from the project root, line) of
+        # the loop or registration behind it, and its absolute path. Seeds for find_hot_functions; empty on the
+        # flake8 path.
+        self.extra_hot: Dict[str, str] = {}
+        self.extra_places: Dict[str, Tuple[str, int, str]] = {}
+        # Calls of client factories defined in other modules: (line, byte column) -> (client constructor, factory
+        # name, path from the project root, line, absolute path) (engine.ModuleSeeds.factories).
+        self.extra_factories: Dict[Tuple[int, int], Tuple[str, str, str, int, str]] = {}
 
     # -- the tree ------------------------------------------------------------------------------------
     def parent(self, node: ast.AST) -> Optional[ast.AST]:
@@ -142,6 +151,17 @@ class Analysis:
         if self._hot is None:
             self._hot = find_hot_functions(self)
         return self._hot
+
+    def hot_place(self, func: FunctionInfo) -> Optional[Tuple[str, int, str]]:
+        """Where, in another module, the reason `func` is hot lies (path from the project root, line, absolute
+        path), when the project model seeded it."""
+        if not self.extra_places:
+            return None
+        from .hot_functions import function_key
+
+        if self.hot.get(func) != self.extra_hot.get(function_key(func)):
+            return None  # hot for a reason of its own module
+        return self.extra_places.get(function_key(func))
 
     def function_target(self, expr: ast.AST, ctx: Ctx) -> Optional[FunctionInfo]:
         """The def of this module that `expr` (a callee or a callable passed) names, if any."""

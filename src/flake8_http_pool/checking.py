@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import FrozenSet, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Any, FrozenSet, List, NamedTuple, Optional, Sequence, Tuple
 
 from .discovery import DEPENDENCIES
 from .engine import analyze, may_have_findings
@@ -48,16 +48,19 @@ def mentions_a_library(data: bytes, text: Optional[str] = None) -> bool:
     return any(name.decode("ascii") in folded for name in _LIBRARY_BYTES)
 
 
-def check_file(path: str, kind: str, options: Options, codes: FrozenSet[str]) -> FileResult:
-    """Check one file; never raises for anything the file holds (bad bytes, bad syntax, deep nesting)."""
+def check_file(path: str, kind: str, options: Options, codes: FrozenSet[str],
+               seeds: Optional[Any] = None) -> FileResult:
+    """Check one file; never raises for anything the file holds (bad bytes, bad syntax, deep nesting).
+    `seeds`: what the project model found about it because of other modules (engine.ModuleSeeds)."""
     try:
         data = read_bytes(path, options.max_file_size)
     except SourceError as error:
         return FileResult(path, error=error.reason, where=error.where)
-    return check_source(path, data, kind, options, codes)
+    return check_source(path, data, kind, options, codes, seeds)
 
 
-def check_source(path: str, data: bytes, kind: str, options: Options, codes: FrozenSet[str]) -> FileResult:
+def check_source(path: str, data: bytes, kind: str, options: Options, codes: FrozenSet[str],
+                 seeds: Optional[Any] = None) -> FileResult:
     """Check a file's bytes (read from disk, or standard input shown as `path`); never raises for what they hold."""
     refused = too_large(len(data), options.max_file_size)  # standard input has no size to fstat
     if refused is not None:
@@ -70,14 +73,16 @@ def check_source(path: str, data: bytes, kind: str, options: Options, codes: Fro
             from .dependency_files import check_dependency_file
 
             found = check_dependency_file(path, text)
-        elif not options.unpooled_calls and not (mentions_a_library(data, text) and may_have_findings(text, options)):
+        elif (not options.unpooled_calls and not (seeds is not None and seeds.factories)
+              and not (mentions_a_library(data, text) and may_have_findings(text, options))):
+            # (A call of a client factory of another module can be a finding in a file naming no library.)
             # Nothing to find here, so no walk; still parsed, because a file that does not parse must be
             # reported whatever it imports (a check that silently passes broken files would mislead).
             parse_source(text, path)
             return FileResult(path)
         else:
             tree = parse_source(text, path)
-            found = analyze(tree, options, source=text)
+            found = analyze(tree, options, source=text, seeds=seeds)
     except SourceError as error:
         return FileResult(path, error=error.reason, where=error.where)
     except RecursionError as error:

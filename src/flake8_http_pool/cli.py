@@ -15,7 +15,7 @@ import argparse
 import json
 import os
 import sys
-from typing import Any, Callable, Iterable, Iterator, List, NamedTuple, Optional, Sequence, TextIO, Tuple
+from typing import Any, Callable, Dict, Iterable, Iterator, List, NamedTuple, Optional, Sequence, TextIO, Tuple
 
 from . import __version__
 from .options import Options, split_list
@@ -322,7 +322,7 @@ def _check_job(shared: Any, candidate: Any) -> Any:
     from .settings import resolved
 
     settings = resolved(shared, candidate.key)
-    result = check_file(candidate.path, candidate.kind, settings.options, settings.codes)
+    result = check_file(candidate.path, candidate.kind, settings.options, settings.codes, candidate.hot)
     return annotate(result, candidate.kind, settings.fix_facts(), facts_path=candidate.path)
 
 
@@ -379,7 +379,10 @@ def run_check(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: T
     runner = Runner(_check_job, resolver.overrides, _crashed, worker_count(args.jobs, _note(stderr)))
 
     def results() -> Iterator[Any]:
-        found: Iterable[Any] = runner.run(resolver.keyed(discovery.candidates(paths), errors))
+        # The project model needs every module before any file's findings: the solve runs here, in the main
+        # process, and each file's job carries only its own seeds.
+        candidates = list(resolver.keyed(discovery.candidates(paths), errors))
+        found: Iterable[Any] = runner.run(_with_project_seeds(candidates, resolver.overrides, _note(stderr)))
         if STDIN in args.paths:
             found = _chain(_stdin_results(args, stdin, resolver, errors), found)
         return iter(found)
@@ -388,6 +391,60 @@ def run_check(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: T
     if errors.items:
         return EXIT_ERROR
     return EXIT_FINDINGS if found and not args.exit_zero else EXIT_CLEAN
+
+
+def _with_project_seeds(candidates: List[Any], overrides: Any, note: Callable[[str], None]) -> List[Any]:
+    """The candidates, each Python file given the functions that other modules make hot (project.py).
+
+    A failure of the project model itself (an engine bug) costs the findings across modules, said in one
+    line; each file is still checked on its own."""
+    import ast
+    import warnings
+
+    from .discovery import PYTHON
+    from .project import gather
+    from .settings import resolved
+    from .source_files import SourceError, decode_source, parse_source, read_bytes
+
+    python = {os.path.abspath(c.path): c for c in candidates if c.kind == PYTHON}
+    if len(python) < 2:
+        return candidates  # one module: nothing to find across modules
+
+    options_by_key: Dict[Any, Any] = {}  # many files share a settings key: resolve each key once
+
+    def options_of(path: str) -> Any:
+        key = python[path].key
+        if key not in options_by_key:
+            options_by_key[key] = resolved(overrides, key).options
+        return options_by_key[key]
+
+    def read(path: str, options: Any) -> Optional[Tuple[bytes, str]]:
+        try:
+            data = read_bytes(path, options.max_file_size)
+            return data, decode_source(data)
+        except SourceError:
+            return None  # the file's own check reports it
+
+    def parse(text: str, path: str) -> Optional[ast.Module]:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # a SyntaxWarning is not ours to print (the file's check decides)
+                return parse_source(text, path)
+        except (SourceError, RecursionError, MemoryError):
+            return None
+
+    try:
+        seeds = gather(list(python), options_of, read, parse)
+    except (RecursionError, MemoryError) as error:
+        note(f"the project model ran out of resources ({type(error).__name__}): findings across modules are left out")
+        return candidates
+    except Exception as error:  # noqa: BLE001 - see the docstring
+        note(f"internal error in the project model ({type(error).__name__}: {error}): findings across modules "
+             "are left out")
+        return candidates
+    if not seeds:
+        return candidates
+    return [c._replace(hot=seeds.get(os.path.abspath(c.path))) if c.kind == PYTHON else c for c in candidates]
 
 
 def _check_patterns(patterns: Sequence[str]) -> None:

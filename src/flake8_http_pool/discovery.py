@@ -21,6 +21,7 @@ class Candidate(NamedTuple):
     path: str
     kind: str  # PYTHON or DEPENDENCIES; setup.py is both, and is yielded once for each
     key: Any = None  # its settings key (settings.Key), set by settings.Resolver.keyed
+    hot: Any = None  # what other modules make of it (engine.ModuleSeeds), set by `check`'s project model
 
 
 def is_dependency_file(name: str) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Iterable, List, Optional, Sequence
+from typing import Iterable, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
 from .finding import Finding
 from .options import DEFAULT_OPTIONS, Options
@@ -28,18 +28,37 @@ def may_have_findings(text: str, options: Options = DEFAULT_OPTIONS) -> bool:
     return False
 
 
+class ModuleSeeds(NamedTuple):
+    """What the project model (project.py, `check` only) hands the engine for one module: small and picklable.
+
+    hot: function key (hot_functions.function_key) -> (reason, path from the project root, line, absolute path)
+    of each function hot because of another module; factories: (line, byte column) of each call of a client
+    factory defined in another module -> (client constructor, factory name, path from the project root, line of
+    its def, absolute path): such a call is a client constructor call for HTP103/HTP104.
+    """
+
+    hot: Mapping[str, Tuple[str, str, int, str]]
+    factories: Mapping[Tuple[int, int], Tuple[str, str, str, int, str]]
+
+
 def analyze(
-    tree: ast.Module, options: Options = DEFAULT_OPTIONS, codes: Optional[Iterable[str]] = None, source: Optional[str] = None
+    tree: ast.Module, options: Options = DEFAULT_OPTIONS, codes: Optional[Iterable[str]] = None,
+    source: Optional[str] = None, seeds: Optional[ModuleSeeds] = None,
 ) -> List[Finding]:
     """Every finding in `tree`, sorted by position. `codes` limits the rules that run.
 
     `source` (the text `tree` was parsed from) is needed for the `unpooled-calls` patterns, which ast-grep
-    matches on text; without it they are not applied.
+    matches on text; without it they are not applied. `seeds`: what the project model found about this module
+    because of other modules (functions made hot there, calls of factories defined there).
     """
     from .analysis import Analysis
     from .rules import ALL_RULES
 
     analysis = Analysis(tree, options)
+    if seeds is not None:
+        analysis.extra_hot = {key: seed[0] for key, seed in seeds.hot.items()}
+        analysis.extra_places = {key: (seed[1], seed[2], seed[3]) for key, seed in seeds.hot.items()}
+        analysis.extra_factories = dict(seeds.factories)
     if options.unpooled_calls and source is not None:
         from .custom_calls import find_custom_calls
 

@@ -279,6 +279,15 @@ class SarifFormatter(Formatter):
                 "locations": [{"physicalLocation": {"artifactLocation": location, "region": region}}],
                 "properties": {"fix": entry.fix},
             }
+            hot_file, hot_line = f.details.get("hot_file"), f.details.get("hot_line")
+            if isinstance(hot_file, str) and isinstance(hot_line, int):
+                # The loop or registration in another module that makes the function hot (the project model).
+                result["relatedLocations"] = [{
+                    "id": 1,
+                    "physicalLocation": {"artifactLocation": self._artifact(hot_file),
+                                         "region": {"startLine": hot_line}},
+                    "message": {"text": "the reason this function runs many times"},
+                }]
             if f.code in self._index:
                 result["ruleIndex"] = self._index[f.code]
             self.out.write(("" if self._first else ",") + json.dumps(result, ensure_ascii=False))

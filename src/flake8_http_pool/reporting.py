@@ -52,6 +52,10 @@ def annotate(result: Any, kind: str, settings: FixFacts = NO_FACTS, data: Option
             classes = fix_classes(text, result.path, findings, settings, facts_path)
         except Exception:  # a planner's bug must not cost the report; the sites then show no mark
             pass
+        # A finding whose reason (or factory) lies in another module (the project model's) is not one `fix`
+        # sees: it still checks each module alone, so no fix is promised there.
+        classes = [None if f.details.get("hot_file") or f.details.get("factory_file") else c
+                   for f, c in zip(findings, classes)]
     return FileReport(result, tuple(
         Reported(item, fix, lines[item.finding.line - 1] if 1 <= item.finding.line <= len(lines) else "")
         for item, fix in zip(result.findings, classes)

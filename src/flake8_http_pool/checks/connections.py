@@ -107,7 +107,16 @@ def unpooled_call_in_hot_function(analysis: "Analysis") -> Iterator[Hit]:
         fields["remedy"] = f"share one {FAMILIES[site.family].client}() between calls"
         details = _unpooled_details(analysis, site)
         details["hot_reason"] = hot[func]
+        _add_hot_place(analysis, func, details)
         yield Hit(site.node, fields, details)
+
+
+def _add_hot_place(analysis: "Analysis", func: Any, details: Dict[str, Any]) -> None:
+    """`hot_path` / `hot_line`: where in another module the reason the function is hot lies (JSON, SARIF);
+    `hot_file`: the same path made absolute, for SARIF's related location."""
+    place = analysis.hot_place(func)
+    if place is not None:
+        details["hot_path"], details["hot_line"], details["hot_file"] = place
 
 
 def client_constructions(analysis: "Analysis") -> List[Tuple[ast.Call, str, Ctx]]:
@@ -142,9 +151,28 @@ def _client_name(qual: str) -> str:
     return "requests_futures.FuturesSession" if qual.endswith("FuturesSession") else qual
 
 
+def _factory_calls(analysis: "Analysis") -> List[Tuple[ast.Call, str, Ctx]]:
+    """Calls of client factories defined in other modules (the project model's, `check` only): each counts as
+    a constructor call of the client it returns, for HTP103 and HTP104."""
+    if not analysis.extra_factories:
+        return []
+    return [(call, analysis.extra_factories[(call.lineno, call.col_offset)][0], ctx)
+            for call, ctx in analysis.facts.calls if (call.lineno, call.col_offset) in analysis.extra_factories]
+
+
+def _made_by(analysis: "Analysis", call: ast.Call, qual: str, details: Dict[str, Any]) -> str:
+    """The message's name for what the call makes: the constructor, or the factory of another module (whose
+    def is then in `details`: factory_name, factory_path, factory_line, factory_file)."""
+    made = analysis.extra_factories.get((call.lineno, call.col_offset)) if analysis.extra_factories else None
+    if made is None:
+        return _client_name(qual)
+    details.update(factory_name=made[1], factory_path=made[2], factory_line=made[3], factory_file=made[4])
+    return made[1]
+
+
 def client_created_in_loop(analysis: "Analysis") -> Iterator[Hit]:
     """HTP103: a client constructor in a loop scope that is not kept for later iterations."""
-    for call, qual, ctx in client_constructions(analysis):
+    for call, qual, ctx in [*client_constructions(analysis), *_factory_calls(analysis)]:
         if not analysis.in_loop(ctx, call) or _shares_pool(call):
             continue
         fate = _fate(analysis, call, ctx)
@@ -163,13 +191,13 @@ def client_created_in_loop(analysis: "Analysis") -> Iterator[Hit]:
         )
         details = _construction_details(qual, ctx, fate)
         details.update(loop=span(loop_stmt), hoistable=hoistable)
-        yield Hit(call, {"client": _client_name(qual)}, details)
+        yield Hit(call, {"client": _made_by(analysis, call, qual, details)}, details)
 
 
 def client_per_request(analysis: "Analysis") -> Iterator[Hit]:
     """HTP104: a client constructor in a hot function, not kept for reuse (one HTP103 reports is left to it)."""
     hot = analysis.hot
-    for call, qual, ctx in client_constructions(analysis):
+    for call, qual, ctx in [*client_constructions(analysis), *_factory_calls(analysis)]:
         func = ctx.func
         if func is None or func not in hot or _shares_pool(call) or _is_cached(func):
             continue
@@ -194,7 +222,9 @@ def client_per_request(analysis: "Analysis") -> Iterator[Hit]:
             # A client written around such a call runs per call of its own hot function: HTP104 again.
             hot_calls=[span(site.node) for site in callers if site.ctx.func is not None and site.ctx.func in hot],
         )
-        yield Hit(call, {"client": _client_name(qual), "function": func.qualname, "reason": hot[func]}, details)
+        _add_hot_place(analysis, func, details)
+        made = _made_by(analysis, call, qual, details)
+        yield Hit(call, {"client": made, "function": func.qualname, "reason": hot[func]}, details)
 
 
 def _construction_details(qual: str, ctx: Ctx, fate: "_Fate") -> Dict[str, Any]:

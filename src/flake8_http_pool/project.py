@@ -1,0 +1,656 @@
+"""The project model: the tree's modules, per-module summaries, and the solver that finds hot functions across them.
+
+`check` analyses the files it is given as one program (RULES.md, "The project"). The work is split so a later
+cache can keep its expensive half:
+
+- `summarize(tree, options)` reads ONE module's `ast` and returns plain data (dicts, lists, strings, ints:
+  JSON-able and picklable): the module's functions with their own hot reasons (hot_functions.py's fixpoint,
+  not a second copy of it), the calls each makes as unresolved references, and whether it makes unpooled
+  calls, builds clients, is a request wrapper or a client factory;
+- `ModuleMap` names the tree's modules from its layout and resolves references to (file, function key);
+- `solve` joins the summaries: RULES.md's hot sources 1-4 as a fixpoint over the whole project, and for each
+  function made hot because of another module, the reason and ONE place (path from the project root, line);
+- `gather` is the two-phase byte gate: first the modules that import an HTTP library, then only the modules
+  whose bytes name a project function that can matter. A file that can matter to nothing is never parsed.
+
+Nothing outside the given files is read: an import of an installed package or of the standard library is unknown.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+from typing import Any, Callable, Dict, Iterable, List, Optional, Set, Tuple
+
+from .bindings import ASSIGN, IMPORT, OTHER, FunctionInfo, dotted_name, lookup
+from .engine import ModuleSeeds
+from .options import Options
+
+# A reference, as a summary stores it: ["local", function key] for a def of the same module, or
+# ["import", module path, [attributes]] where the module path is absolute (`app.http`) or relative (`..http`).
+# A call site is [ref, line, kind, column]; "factory" is the client constructor a client factory returns.
+Ref = List[Any]
+Summary = Dict[str, Any]
+# Per file, what the engine gets (engine.ModuleSeeds): functions made hot and factory calls, from other modules.
+Seeds = ModuleSeeds
+
+SUMMARY_VERSION = 1  # bump when the summary's shape or meaning changes (a later cache keys on it)
+
+# Call kinds in a summary: "call", a call of the function (an edge of the call graph); else the reason the site
+# makes the function it names hot, as hot_functions.py words it ("called in a loop", "mapped over items",
+# "passed as a callable in a loop", "registered with add_url_rule()", ...).
+_CALLED_IN_A_LOOP = "called in a loop"
+_ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
+_WORD = re.compile(rb"[^\W\d]\w*")  # an identifier, in bytes (non-ASCII source is searched as UTF-8)
+_BRANCHES = (ast.If, ast.IfExp, ast.For, ast.AsyncFor, ast.While, ast.ExceptHandler, ast.BoolOp,
+             ast.comprehension, ast.Lambda) + tuple(getattr(ast, n) for n in ("match_case",) if hasattr(ast, n))
+
+
+# -- one module ------------------------------------------------------------------------------------------
+def summarize(tree: ast.Module, options: Options) -> Summary:
+    """The module's summary, from its `ast` alone (see the module docstring)."""
+    from .analysis import Analysis, _enclosing_class, _self_names, _unwrap_partial
+    from .checks.connections import client_constructions
+    from .hot_functions import Unresolved, find_hot_functions, function_key
+
+    analysis = Analysis(tree, options)
+    places: Dict[FunctionInfo, int] = {}
+    unresolved: List[Unresolved] = []
+    hot = find_hot_functions(analysis, places, unresolved)
+
+    relative: Dict[Tuple[Tuple[int, int], str], str] = {}  # (binding position, local name) -> ".mod.name"
+    stars: List[str] = []
+    for site in analysis.facts.imports:
+        node = site.node
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        base = "." * node.level + (node.module or "")
+        if any(alias.name == "*" for alias in node.names) and site.ctx.func is None:
+            stars.append(base)
+        if node.level:
+            pos = (getattr(node, "end_lineno", None) or node.lineno, getattr(node, "end_col_offset", None) or 0)
+            for alias in node.names:
+                if alias.name != "*":
+                    joined = base + alias.name if base.endswith(".") else f"{base}.{alias.name}"
+                    relative[(pos, alias.asname or alias.name)] = joined
+
+    def import_path(name: str, binding: Any) -> Optional[str]:
+        if binding.kind == IMPORT and isinstance(binding.value, str):
+            return binding.value
+        if binding.kind == OTHER:
+            return relative.get((binding.pos, name))
+        return None
+
+    def imported(expr: ast.AST, scope: Any) -> Optional[Ref]:
+        """`expr` (a name or attribute chain) as a reference through an import, or through an instance of an
+        imported class (`api = Api()` then `api.fetch`)."""
+        dotted = dotted_name(expr)
+        if dotted is None:
+            return None
+        base = expr
+        while isinstance(base, ast.Attribute):
+            base = base.value
+        assert isinstance(base, ast.Name)
+        binding = lookup(base.id, scope, (base.lineno, base.col_offset))
+        if binding is None:
+            return None
+        attrs = dotted.split(".")[1:]
+        path = import_path(base.id, binding)
+        if path is not None:
+            return ["import", path, attrs]
+        if binding.kind == ASSIGN and isinstance(binding.value, ast.Call) and attrs:
+            made = imported(binding.value.func, binding.scope)  # `api.fetch` where `api = Api()`
+            if made is not None:
+                return ["import", made[1], made[2] + attrs]
+        return None
+
+    def ref_of(expr: ast.AST, ctx: Any) -> Optional[Ref]:
+        local = analysis.function_target(expr, ctx)
+        if local is not None:
+            return ["local", function_key(local)]
+        expr = _unwrap_partial(expr)
+        if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name):
+            cls = _enclosing_class(ctx.func)
+            if cls is not None and expr.value.id in _self_names(ctx.func):
+                # `self.fetch()` with no such def in the module: a base class's, maybe one imported.
+                for base in cls.bases:
+                    ref = imported(base, cls.scope.parent)
+                    if ref is not None:
+                        return ["import", ref[1], ref[2] + [expr.attr]]
+                return None
+        return imported(expr, ctx.scope)
+
+    functions: Dict[str, Dict[str, Any]] = {}
+    for func in analysis.facts.functions:
+        key = function_key(func)
+        record: Dict[str, Any] = {"name": func.qualname, "line": func.node.lineno, "calls": [], "hot": None,
+                                  "unpooled": False, "client": False, "wrapper": False, "factory": None}
+        if func in hot:
+            record["hot"] = [hot[func], places.get(func, func.node.lineno)]
+        functions[key] = record
+    module_calls: List[List[Any]] = []
+
+    def add(owner: Optional[FunctionInfo], ref: Optional[Ref], line: int, kind: str, col: int) -> None:
+        if ref is None:
+            return
+        if owner is None:
+            # Module-level code outside loop scopes runs once; a local def looped over is in `hot` already.
+            if kind != "call" and ref[0] == "import":
+                module_calls.append([ref, line, kind, col])
+            return
+        functions[function_key(owner)]["calls"].append([ref, line, kind, col])
+
+    # Every call is an edge of the call graph (source 4); the sites of sources 1-3 whose function is not a def
+    # of this module come from find_hot_functions itself, with its reason, so both stay one list of forms.
+    for call, ctx in analysis.facts.calls:
+        if ctx.func is not None:
+            add(ctx.func, ref_of(call.func, ctx), call.lineno, "call", call.col_offset)
+    for expr, ctx, reason, line in unresolved:
+        add(ctx.func, ref_of(expr, ctx), line, reason, getattr(expr, "col_offset", 0))
+
+    for site in analysis.unpooled_sites():
+        func = site.ctx.func
+        if func is None or site.passed_to is not None:
+            continue
+        record = functions[function_key(func)]
+        record["unpooled"] = True
+        if not site.ctx.deferred and _unconditional(analysis, site.node, func):
+            record["wrapper"] = True
+    for call, _, ctx in client_constructions(analysis):
+        if ctx.func is not None:
+            functions[function_key(ctx.func)]["client"] = True
+    for func in analysis.facts.functions:
+        if functions[function_key(func)]["client"]:
+            functions[function_key(func)]["factory"] = _returns_client(analysis, func)
+
+    defs: Dict[str, str] = {}
+    classes: Dict[str, Dict[str, str]] = {}
+    for func in analysis.facts.functions:
+        if func.parent is None and func.cls is None:
+            defs[func.name] = function_key(func)
+    for cls in analysis.facts.classes:
+        if cls.scope.parent is analysis.facts.module_scope:
+            classes[cls.name] = {name: function_key(method) for name, method in cls.methods.items()}
+    exports: Dict[str, str] = {}
+    for name, bindings in analysis.facts.module_scope.bindings.items():
+        path = import_path(name, bindings[-1])
+        if path is not None:
+            exports[name] = path
+    return {"version": SUMMARY_VERSION, "functions": functions, "module_calls": module_calls, "defs": defs,
+            "classes": classes, "exports": exports, "stars": stars}
+
+
+def _unconditional(analysis: Any, node: ast.AST, func: FunctionInfo) -> bool:
+    """The call runs every time `func` runs: no branch, loop or handler between it and the function's body."""
+    current = analysis.parent(node)
+    while current is not None and current is not func.node:
+        if isinstance(current, _BRANCHES):
+            return False
+        current = analysis.parent(current)
+    return current is func.node
+
+
+def _returns_client(analysis: Any, func: FunctionInfo) -> Optional[str]:
+    """The constructor of the client `func` builds and returns (`s = requests.Session(); ...; return s`): it is
+    a client factory. None when it returns none."""
+    for node in ast.walk(func.node):
+        if not isinstance(node, ast.Return) or node.value is None:
+            continue
+        owner = analysis.parent(node)
+        while owner is not None and not isinstance(owner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            owner = analysis.parent(owner)
+        if owner is not func.node:
+            continue
+        meaning = analysis.meaning(node.value, func.scope)
+        if meaning is not None and meaning.kind == "client":
+            return meaning.qual
+    return None
+
+
+def can_matter(summary: Summary) -> Set[str]:
+    """The keys of the functions whose being hot can make a finding in their module: those that make an
+    unpooled call or build a client, and the module's functions that call them (transitively)."""
+    functions = summary["functions"]
+    found = {key for key, record in functions.items() if record["unpooled"] or record["client"]}
+    changed = True
+    while changed:
+        changed = False
+        for key, record in functions.items():
+            if key not in found and any(site[0][0] == "local" and site[0][1] in found for site in record["calls"]):
+                found.add(key)
+                changed = True
+    return found
+
+
+# -- the tree's modules ----------------------------------------------------------------------------------
+def project_root(paths: Iterable[str]) -> str:
+    """The project root: the nearest folder holding pyproject.toml, setup.cfg, setup.py or .git at or above the
+    folder common to `paths`, else that common folder."""
+    folders = [os.path.dirname(os.path.abspath(p)) for p in paths]
+    if not folders:
+        return os.getcwd()
+    common = os.path.commonpath(folders)
+    current = common
+    while True:
+        if any(os.path.exists(os.path.join(current, marker)) for marker in _ROOT_MARKERS):
+            return current
+        parent = os.path.dirname(current)
+        if parent == current:
+            return common
+        current = parent
+
+
+def _dotted(parts: List[str]) -> Optional[str]:
+    return ".".join(parts) if parts and all(part.isidentifier() for part in parts) else None
+
+
+def _module_parts(relative: str) -> List[str]:
+    parts = relative.replace(os.sep, "/").split("/")
+    parts[-1] = parts[-1][:-3] if parts[-1].endswith(".py") else parts[-1]
+    if parts[-1] == "__init__":
+        parts.pop()
+    return parts
+
+
+class ModuleMap:
+    """The project's modules by dotted name, from the tree's layout, and references resolved to functions.
+
+    A file gets the name its packages give it (folders with `__init__.py` above it), and the names its path
+    gives from the project root and from a `src/` folder there (namespace packages, scripts); the first
+    claim on a name wins, package names first. A script's `import utils` also finds `utils.py` beside it.
+    """
+
+    def __init__(self, paths: Iterable[str], root: str) -> None:
+        self.root = root
+        self.paths = [os.path.abspath(p) for p in paths if p.endswith(".py")]
+        self.by_name: Dict[str, str] = {}
+        self.name_of: Dict[str, str] = {}
+        self._known = set(self.paths)
+        self._beside: Dict[Tuple[str, str], Optional[str]] = {}  # (name, importer's folder) -> file, memo
+        claims: List[Tuple[int, str, str]] = []
+        for path in self.paths:
+            name = self._package_name(path)
+            if name is not None:
+                claims.append((0, name, path))
+            rel = os.path.relpath(path, root)
+            if not rel.startswith(".."):
+                parts = _module_parts(rel)
+                name = _dotted(parts)
+                if name is not None:
+                    claims.append((1, name, path))
+                if parts[:1] == ["src"]:
+                    name = _dotted(parts[1:])
+                    if name is not None:
+                        claims.append((0, name, path))
+        for _, name, path in sorted(claims, key=lambda c: c[0]):
+            self.by_name.setdefault(name, path)
+            self.name_of.setdefault(path, name)
+
+    @staticmethod
+    def _package_name(path: str) -> Optional[str]:
+        folder, base = os.path.split(path)
+        parts = [] if base == "__init__.py" else [base[:-3]]
+        while os.path.isfile(os.path.join(folder, "__init__.py")):
+            parts.insert(0, os.path.basename(folder))
+            parent = os.path.dirname(folder)
+            if parent == folder:
+                break
+            folder = parent
+        return _dotted(parts)
+
+    def relative(self, path: str) -> str:
+        """The path as messages show it: from the project root, with `/`."""
+        return os.path.relpath(path, self.root).replace(os.sep, "/")
+
+    def module(self, name: str, importer: Optional[str] = None) -> Optional[str]:
+        """The file of module `name`: the project's names first, then as seen from the importer's folder and
+        each folder above it up to the project root (a script's folder is on sys.path when it runs, and a
+        project nested in a bigger tree names its modules from its own folder)."""
+        found = self.by_name.get(name)
+        if found is not None or importer is None:
+            return found
+        start = os.path.dirname(importer)
+        memo_key = (name, start)
+        if memo_key in self._beside:
+            return self._beside[memo_key]
+        folder = start
+        while True:
+            base = os.path.join(folder, *name.split("."))
+            for candidate in (base + ".py", os.path.join(base, "__init__.py")):
+                if candidate in self._known:
+                    self._beside[memo_key] = candidate
+                    return candidate
+            parent = os.path.dirname(folder)
+            if folder == self.root or parent == folder or not folder.startswith(self.root):
+                self._beside[memo_key] = None
+                return None
+            folder = parent
+
+    def absolute(self, path: str, importer: str) -> Optional[str]:
+        """A relative module path (`..http.get`) made absolute from the importer's package."""
+        level = len(path) - len(path.lstrip("."))
+        if not level:
+            return path
+        name = self.name_of.get(importer)
+        if name is None:
+            return None
+        package = name.split(".") if importer.endswith("__init__.py") else name.split(".")[:-1]
+        if level - 1 > len(package):
+            return None
+        package = package[: len(package) - (level - 1)]
+        rest = path[level:]
+        return ".".join(package + ([rest] if rest else [])) or None
+
+
+class Project:
+    """The summaries of the project's modules, loaded as asked, and references resolved to (file, key)."""
+
+    def __init__(self, modules: ModuleMap, summaries: Dict[str, Summary],
+                 load: Callable[[str], Optional[Summary]]) -> None:
+        self.modules = modules
+        self.summaries = summaries
+        self._load = load
+
+    def summary(self, path: str) -> Optional[Summary]:
+        if path not in self.summaries:
+            self.summaries[path] = self._load(path)  # type: ignore[assignment]
+        return self.summaries[path]
+
+    def resolve(self, ref: Ref, importer: str) -> Optional[Tuple[str, str]]:
+        """The project function `ref` (made in `importer`) names, or None (not a project function, or unknown)."""
+        if ref[0] == "local":
+            return importer, ref[1]
+        return self._resolve_path(ref[1], list(ref[2]), importer, 0)
+
+    def _resolve_path(self, path: str, attrs: List[str], importer: str, depth: int) -> Optional[Tuple[str, str]]:
+        absolute = self.modules.absolute(path, importer)
+        if absolute is None or depth > 12:
+            return None
+        parts = absolute.split(".") + attrs
+        for cut in range(len(parts), 0, -1):
+            module = self.modules.module(".".join(parts[:cut]), importer)
+            if module is not None:
+                return self._in_module(module, parts[cut:], depth + 1)
+        return None
+
+    def _in_module(self, module: str, rest: List[str], depth: int) -> Optional[Tuple[str, str]]:
+        if not rest or depth > 12:
+            return None  # a module itself is not called
+        summary = self.summary(module)
+        if summary is None:
+            return None
+        head = rest[0]
+        if head in summary["defs"] and len(rest) == 1:
+            return module, summary["defs"][head]
+        if head in summary["classes"]:
+            methods = summary["classes"][head]
+            wanted = rest[1] if len(rest) == 2 else "__init__" if len(rest) == 1 else None
+            return (module, methods[wanted]) if wanted in methods else None
+        if head in summary["exports"]:  # `__init__.py` re-exports, and names a module imported itself
+            return self._resolve_path(summary["exports"][head], rest[1:], module, depth)
+        name = self.modules.name_of.get(module)
+        if name is not None:
+            sub = self.modules.module(f"{name}.{head}")
+            if sub is not None:
+                return self._in_module(sub, rest[1:], depth + 1)
+        for star in summary["stars"]:
+            found = self._resolve_path(star, list(rest), module, depth)
+            if found is not None:
+                return found
+        return None
+
+
+# -- the solver ------------------------------------------------------------------------------------------
+class _Hot:
+    __slots__ = ("how", "place", "caller", "crossed")
+
+    def __init__(self, how: str, place: Tuple[str, int], caller: Optional[str], crossed: bool) -> None:
+        self.how = how  # the root reason, without its place
+        self.place = place  # (file, line) of the root reason
+        self.caller = caller  # the hot caller's qualified name, when hot by source 4
+        self.crossed = crossed  # the chain that makes it hot crosses a module boundary
+
+
+def solve(project: Project) -> Dict[str, Seeds]:
+    """Hot functions over the whole project; for each file, the functions hot because of another module."""
+    hot: Dict[Tuple[str, str], _Hot] = {}
+    queue: List[Tuple[str, str]] = []
+
+    def mark(target: Optional[Tuple[str, str]], state: _Hot) -> None:
+        if target is None or target in hot:
+            return
+        summary = project.summary(target[0])
+        if summary is None or target[1] not in summary["functions"]:
+            return
+        hot[target] = state
+        queue.append(target)
+
+    # Each module's own hot functions first: their reason is the module's own and wins.
+    for path in list(project.summaries):
+        summary = project.summary(path)
+        for key, record in (summary or {}).get("functions", {}).items():
+            if record["hot"] is not None:
+                mark((path, key), _Hot(record["hot"][0], (path, record["hot"][1]), None, False))
+    # Sources 1-3 across modules: a loop, mapping call or registration naming another module's function.
+    for path in list(project.summaries):
+        summary = project.summary(path)
+        if summary is None:
+            continue
+        sites = list(summary["module_calls"])
+        for record in summary["functions"].values():
+            sites.extend(site for site in record["calls"] if site[2] != "call")
+        for ref, line, kind, _ in sites:
+            target = project.resolve(ref, path)
+            if target is not None and target[0] != path:
+                mark(target, _Hot(kind, (path, line), None, True))
+    # Source 4: called from a hot function.
+    while queue:
+        caller = queue.pop()
+        state = hot[caller]
+        summary = project.summary(caller[0])
+        assert summary is not None
+        record = summary["functions"][caller[1]]
+        for site in record["calls"]:
+            target = project.resolve(site[0], caller[0])
+            if target is not None:
+                mark(target, _Hot(state.how, state.place, record["name"], state.crossed or target[0] != caller[0]))
+
+    hot_seeds: Dict[str, Dict[str, Tuple[str, str, int, str]]] = {}
+    for (path, key), state in hot.items():
+        if not state.crossed:
+            continue
+        summary = project.summary(path)
+        if summary is not None and summary["functions"][key]["factory"]:
+            # A client factory run many times is reported at its callers' calls (RULES.md, HTP103/HTP104),
+            # which this model does not hand the engine yet; hot here, its own constructor would be reported.
+            continue
+        where = f"{project.modules.relative(state.place[0])}:{state.place[1]}"
+        reason = f"{state.how} at {where}"
+        if state.caller is not None:
+            reason = f"called from {state.caller}(), {reason}"
+        hot_seeds.setdefault(path, {})[key] = (reason, project.modules.relative(state.place[0]), state.place[1],
+                                               state.place[0])
+    factories = _factory_calls(project)
+    return {path: ModuleSeeds(hot_seeds.get(path, {}), factories.get(path, {}))
+            for path in sorted(set(hot_seeds) | set(factories))}
+
+
+def _factory_calls(project: Project) -> Dict[str, Dict[Tuple[int, int], Tuple[str, str, str, int, str]]]:
+    """Per file, its calls of client factories defined in other modules: (line, column) -> (client constructor,
+    factory name, path from the project root, line of its def, absolute path). A factory's calls in its own
+    module are the engine's already."""
+    found: Dict[str, Dict[Tuple[int, int], Tuple[str, str, str, int, str]]] = {}
+    for path in list(project.summaries):
+        summary = project.summary(path)
+        if summary is None:
+            continue
+        sites = [site for record in summary["functions"].values() for site in record["calls"]]
+        sites.extend(summary["module_calls"])
+        for ref, line, kind, col in sites:
+            if kind not in ("call", _CALLED_IN_A_LOOP) or ref[0] == "local":
+                continue  # a callable passed on is not called here
+            target = project.resolve(ref, path)
+            if target is None or target[0] == path:
+                continue
+            factory = project.summary(target[0])["functions"][target[1]]  # type: ignore[index]
+            if factory["factory"]:
+                found.setdefault(path, {})[(line, col)] = (factory["factory"], factory["name"],
+                                                           project.modules.relative(target[0]), factory["line"],
+                                                           target[0])
+    return found
+
+
+# -- the two-phase gate ----------------------------------------------------------------------------------
+def _summary_or_none(tree: Optional[ast.Module], options: Options) -> Optional[Summary]:
+    """A module's summary; an engine bug on one module costs its cross-module facts, not the run (the file's
+    own check still runs, and reports such a bug as its error)."""
+    if tree is None:
+        return None
+    try:
+        return summarize(tree, options)
+    except (RecursionError, MemoryError):
+        return None
+    except Exception:  # noqa: BLE001 - see the docstring
+        return None
+
+
+def gather(paths: List[str], options_of: Callable[[str], Options],
+           read: Callable[[str, Options], Optional[Tuple[bytes, str]]],
+           parse: Callable[[str, str], Optional[ast.Module]]) -> Dict[str, Seeds]:
+    """Summaries of the modules that can matter, solved: each file's seeds (absolute path -> Seeds).
+
+    Phase 1 summarizes the files that import an HTTP library (or that the `unpooled-calls` patterns may
+    match); phase 2 only the files whose bytes name one of the functions that can matter (`can_matter`) or a
+    class holding one, repeated while new ones join. `read(path, options)` gives (bytes, text) or None;
+    `parse(text, path)` a tree or None: a file that cannot be read or parsed is left to the per-file check,
+    which reports it.
+    """
+    from .checking import mentions_a_library
+    from .engine import may_have_findings
+
+    modules = ModuleMap(paths, project_root(paths))
+    summaries: Dict[str, Optional[Summary]] = {}
+
+    def load(path: str) -> Optional[Summary]:
+        # Outside the project: never read. A module the gate left out holds no function that can matter; only
+        # a package's `__init__.py` is read on demand, to follow what it re-exports (`from .http import *`).
+        if path not in modules._known or os.path.basename(path) != "__init__.py":
+            return None
+        options = options_of(path)
+        got = read(path, options)
+        tree = parse(got[1], path) if got is not None else None
+        return _summary_or_none(tree, options)
+
+    rest: List[str] = []
+    for path in modules.paths:
+        options = options_of(path)
+        got = read(path, options)
+        if got is None:
+            continue
+        data, text = got
+        if options.unpooled_calls or (mentions_a_library(data, text) and may_have_findings(text, options)):
+            tree = parse(text, path)
+            summaries[path] = _summary_or_none(tree, options)
+        else:
+            rest.append(path)
+    project = Project(modules, summaries, load)  # type: ignore[arg-type]
+
+    # A file joins in phase 2 when its bytes name a function (or the class of a constructor) that can matter
+    # AND the last part of that function's module name, which every import of it names (`from app.http import
+    # f`, `from . import http`, `from .http import f`, `import helper`); a package re-exporting the function
+    # is searched for under its own name (`from app import f`, see `grow`).
+    needles: Dict[str, Set[str]] = {}  # name -> the modules where a function of that name can matter
+    tokens: Dict[str, Set[str]] = {}  # module -> the words an import of it names
+    relevant: Set[Tuple[str, str]] = set()
+
+    def module_tokens(path: str) -> Set[str]:
+        stem = os.path.splitext(os.path.basename(path))[0]
+        return {stem if stem != "__init__" else os.path.basename(os.path.dirname(path))}
+
+    def names_what_matters(data: bytes, wanted: Set[bytes]) -> bool:
+        words = wanted.intersection(_WORD.findall(data))
+        if not words:
+            return False
+        names = {word.decode("utf-8", "replace") for word in words}
+        if b"import *" in data and any(names & found for found in tokens.values()):
+            return True  # may re-export what can matter: `from .http import *` in a package's __init__.py
+        return any(names & tokens[module] for name in names for module in needles.get(name, ()))
+
+    resolved_calls: Dict[str, Dict[str, List[Optional[Tuple[str, str]]]]] = {}
+
+    def grow(path: str) -> bool:
+        """Add the functions of `path` that can matter, and the names to search for; True when anything was new."""
+        summary = summaries.get(path)
+        if not summary:
+            return False
+        found = {(path, key) for key in can_matter(summary)}
+        targets = resolved_calls.get(path)
+        if targets is None:
+            targets = resolved_calls[path] = {
+                key: [project.resolve(site[0], path) for site in record["calls"]]
+                for key, record in summary["functions"].items()}
+        changed = True
+        while changed:
+            changed = False
+            for key, called in targets.items():
+                if (path, key) not in found and any(t in relevant or t in found for t in called if t is not None):
+                    found.add((path, key))
+                    changed = True
+        new = found - relevant
+        relevant.update(new)
+        added = False
+        for module, key in new:
+            parts = key.split(".")
+            names = [parts[-2]] if parts[-1] in ("__init__", "__call__") and len(parts) > 1 else []
+            for name in [parts[-1], *names]:
+                added = need(name, module) or added
+        # A module that re-exports such a function (`from .http import get_json` in `__init__.py`) is imported
+        # under its own name: `from app import get_json`.
+        for name, target in summary["exports"].items():
+            if project.resolve(["import", target, []], path) in relevant:
+                added = need(name, path) or added
+        for star in summary["stars"]:  # `from .http import *`
+            absolute = modules.absolute(star, path)
+            source = modules.module(absolute, path) if absolute else None
+            for name in [name for name, found in needles.items() if source in found]:
+                added = need(name, path) or added
+        return added or bool(new)
+
+    def need(name: str, module: str) -> bool:
+        """Search for `name` imported from `module`; True when that is new."""
+        known = needles.setdefault(name, set())
+        if module in known:
+            return False
+        known.add(module)
+        if module not in tokens:
+            tokens[module] = module_tokens(module)
+        return True
+
+    # Until nothing changes: a module's function may call one that a later module's pass finds can matter.
+    while any([grow(path) for path in list(summaries)]):
+        pass
+    while needles and rest:
+        wanted = {word.encode("utf-8") for word in set(needles).union(*tokens.values())}
+        joined, still = [], []
+        for path in rest:
+            got = read(path, options_of(path))
+            if got is None:
+                continue
+            data = got[0] if got[0].isascii() else got[1].encode("utf-8")
+            if names_what_matters(data, wanted):
+                tree = parse(got[1], path)
+                summaries[path] = _summary_or_none(tree, options_of(path))
+                joined.append(path)
+            else:
+                still.append(path)
+        rest = still
+        if not joined:
+            break
+        resolved_calls.clear()  # references into the modules that joined resolve now
+        grew = False
+        while any([grow(path) for path in list(summaries)]):
+            grew = True
+        if not grew:
+            break  # nothing new to search the rest for
+    return solve(project)

@@ -79,6 +79,10 @@ CLEAN = "clean"
 
 # -- today's expected failures: (program, test) -> what RULES.md requires that the fix does not yet do -------
 KNOWN_FAILURES: Dict[Tuple[str, str], str] = {
+    ("client_per_request_public_method", BEHAVIOUR):
+        "check (without --preview) does not report HTP104: the loop calling CatalogClient.product is in another "
+        "module (sync.py); "
+        "whole-project analysis is issue 12",
     ("late_patch_imports_only", CLEAN):
         "moving the patch above the imports (RULES.md's HTP402 fix) makes every import below it pycodestyle E402; "
         "no placement of a call before imports avoids it",

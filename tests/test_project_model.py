@@ -287,7 +287,7 @@ def test_negatives(tmp_path: Path) -> None:
 
 # -- `check` end to end ------------------------------------------------------------------------------------
 def run_check(root: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "flake8_http_pool", "check", "--isolated", *args, "."],
+    return subprocess.run([sys.executable, "-m", "flake8_http_pool", "check", "--isolated", "--preview", *args, "."],
                           cwd=root, capture_output=True, text=True, timeout=120)
 
 
@@ -519,7 +519,20 @@ def test_the_hot_decorators_option_of_the_config_reaches_other_modules(tmp_path:
     write(tmp_path, {"pyproject.toml": '[tool.flake8-http-pool]\nhot-decorators = ["endpoint"]\n', "util.py": _WRAPPER,
                      "views.py": ("from util import get_json\n\n"
                                   "@myframework.endpoint\ndef index():\n    return get_json('u')\n")})
-    done = subprocess.run([sys.executable, "-m", "flake8_http_pool", "check", "."], cwd=tmp_path,
+    done = subprocess.run([sys.executable, "-m", "flake8_http_pool", "check", "--preview", "."], cwd=tmp_path,
                           capture_output=True, text=True, timeout=120)
     assert ("(called from index(), decorated with @myframework.endpoint at views.py:3)" in done.stdout), \
         done.stdout + done.stderr
+
+
+def test_the_project_model_runs_with_preview_only(tmp_path: Path) -> None:
+    """A preview until it is cheap: without --preview (or `preview = true`) check sees one module at a time."""
+    files = {"util.py": _WRAPPER, "loop.py": "from util import get_json\n\nfor i in range(3):\n    get_json(i)\n"}
+    write(tmp_path, {"pyproject.toml": "", **files})
+    plain = subprocess.run([sys.executable, "-m", "flake8_http_pool", "check", "-q", "."], cwd=tmp_path,
+                           capture_output=True, text=True, timeout=120)
+    assert (plain.returncode, plain.stdout) == (0, ""), plain.stdout + plain.stderr
+    write(tmp_path, {"pyproject.toml": "[tool.flake8-http-pool]\npreview = true\n"})
+    configured = subprocess.run([sys.executable, "-m", "flake8_http_pool", "check", "-q", "."], cwd=tmp_path,
+                                capture_output=True, text=True, timeout=120)
+    assert configured.returncode == 1 and "called in a loop at loop.py:4" in configured.stdout, configured.stderr

@@ -53,6 +53,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_scan_arguments(check, "report")
     add_report_arguments(check)
+    check.add_argument("--preview", action="store_true",
+                       help="also analyse the files as one project (a wrapper, factory or handler whose loop or "
+                       "registration is in another module); being built, slower on large trees; config: "
+                       "preview = true")
     check.set_defaults(handler=run_check)
 
     from .fix_command import add_fix_parser, run_fix  # stdlib only: libcst waits for a file with work
@@ -378,11 +382,17 @@ def run_check(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: T
     # Workers get the command line once and a small settings key per file, never whole settings per file.
     runner = Runner(_check_job, resolver.overrides, _crashed, worker_count(args.jobs, _note(stderr)))
 
+    # The whole-project analysis is a preview until it is cheap (issue 12's cache, issue 13's speed work): it
+    # parses more files and holds the candidate list, so it runs when asked, as ruff's preview rules do.
+    preview = bool(args.preview or getattr(settings.config, "preview", False))
+
     def results() -> Iterator[Any]:
-        # The project model needs every module before any file's findings: the solve runs here, in the main
-        # process, and each file's job carries only its own seeds.
-        candidates = list(resolver.keyed(discovery.candidates(paths), errors))
-        found: Iterable[Any] = runner.run(_with_project_seeds(candidates, resolver.overrides, _note(stderr)))
+        keyed = resolver.keyed(discovery.candidates(paths), errors)
+        if preview:
+            # The project model needs every module before any file's findings: the solve runs here, in the main
+            # process, and each file's job carries only its own seeds.
+            keyed = _with_project_seeds(list(keyed), resolver.overrides, _note(stderr))
+        found: Iterable[Any] = runner.run(keyed)
         if STDIN in args.paths:
             found = _chain(_stdin_results(args, stdin, resolver, errors), found)
         return iter(found)

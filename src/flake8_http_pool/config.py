@@ -39,9 +39,10 @@ else:  # pragma: no cover - exercised on older interpreters only
 SECTION = "flake8-http-pool"
 # Keys as written in pyproject.toml; underscores are accepted too, as ruff accepts both.
 KEYS = ("select", "ignore", "extend-select", "exclude", "extend-exclude", "per-file-ignores", "unpooled-calls",
-        "hot-decorators", "extend-safe-fixes", "extend-unsafe-fixes", "application", "max-file-size")
+        "hot-decorators", "extend-safe-fixes", "extend-unsafe-fixes", "application", "max-file-size",
+        "preview")
 # Keys that take true or false rather than a list of strings.
-BOOLEAN_KEYS = frozenset({"application"})
+BOOLEAN_KEYS = frozenset({"application", "preview"})
 # The files flake8 reads its `[flake8]` section from, in the order flake8 tries them in one folder.
 FLAKE8_FILES = ("setup.cfg", "tox.ini", ".flake8")
 FLAKE8_SECTION = "flake8"
@@ -74,6 +75,7 @@ class Config(NamedTuple):
     extend_safe_fixes: Tuple[str, ...] = ()  # codes or prefixes whose unsafe fixes `fix` applies as safe
     extend_unsafe_fixes: Tuple[str, ...] = ()  # codes or prefixes whose safe fixes need --unsafe-fixes
     application: bool = False  # no caller outside the project: HTP104 may change any function's signature
+    preview: bool = False  # `check` runs the whole-project analysis, still being built (issue 12)
     extend_exclude: Tuple[str, ...] = ()  # added to `exclude` (and to --exclude when that replaces it)
     # (glob, codes): files matching the glob (relative to `base`, or a bare file name) do not get those codes.
     per_file_ignores: Tuple[Tuple[str, Tuple[str, ...]], ...] = ()
@@ -213,6 +215,7 @@ def load_config(path: str, require_table: bool = False) -> Config:
         extend_safe_fixes=values.get("extend-safe-fixes", ()),
         extend_unsafe_fixes=values.get("extend-unsafe-fixes", ()),
         application=flags.get("application", False),
+        preview=flags.get("preview", False),
         extend_exclude=values.get("extend-exclude", ()),
         per_file_ignores=ignores,
         warnings=tuple(warnings),

@@ -172,6 +172,11 @@ def test_standins_match_the_real_libraries(server: str, tmp_path: Path) -> None:
         # The stand-ins model requests 2.34's cookie merge (a jar cookie goes out before a per-call one of the
         # same name); requests 2.32, the newest with Python 3.9 wheels here, sends the per-call one.
         pytest.skip(f"the stand-ins are checked against requests 2.34 or newer; this is {requests.__version__}")
+    if sys.version_info < (3, 11):
+        # httpx puts a per-request cookie into a copy of the client's jar, and which of two same-named cookies
+        # http.cookiejar sends depends on the Python: before 3.11 the per-request one, the stand-ins' model
+        # (3.11 and newer) the jar's. Measured: Python 3.10, httpx 0.28.1 sends sid=mine, 3.11+ the jar's sid.
+        pytest.skip("the stand-ins model http.cookiejar as Python 3.11 and newer pick between same-named cookies")
     real_stdout = _run(server, standins=False, tmp_path=tmp_path)
     real_seen = _seen_by_server(_Handler.seen)
     _standin_server.reset()

@@ -170,6 +170,12 @@ def test_every_path_ends_in_a_finding_a_pass_or_one_line(entries: List[Entry]) -
         sarif = json.loads(_run(tree, "sarif", log).stdout.decode("utf-8"))
         jsonschema.validate(sarif, SCHEMA)
         assert len(sarif["runs"][0]["results"]) == stdout.count(": HTP")
+        gitlab = json.loads(_run(tree, "gitlab", log).stdout.decode("utf-8"))
+        assert sum(1 for issue in gitlab if issue["check_name"].startswith("HTP")) == stdout.count(": HTP")
+        assert len({issue["fingerprint"] for issue in gitlab}) == len(gitlab)  # GitLab keeps one per fingerprint
+        github = _run(tree, "github", log).stdout.decode("utf-8").splitlines()
+        assert all(re.match(r"^::(warning|error) file=[^,\n:]+(,line=\d+|,title=E\d+::)", line) for line in github), github
+        assert sum(1 for line in github if "title=HTP" in line) == stdout.count(": HTP")
     finally:
         shutil.rmtree(base, ignore_errors=True)
 

@@ -41,7 +41,6 @@ SUMMARY_VERSION = 1  # bump when the summary's shape or meaning changes (a later
 # makes the function it names hot, as hot_functions.py words it ("called in a loop", "mapped over items",
 # "passed as a callable in a loop", "registered with add_url_rule()", ...).
 _CALLED_IN_A_LOOP = "called in a loop"
-_ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
 _WORD = re.compile(rb"[^\W\d]\w*")  # an identifier, in bytes (non-ASCII source is searched as UTF-8)
 _BRANCHES = (ast.If, ast.IfExp, ast.For, ast.AsyncFor, ast.While, ast.ExceptHandler, ast.BoolOp,
              ast.comprehension, ast.Lambda) + tuple(getattr(ast, n) for n in ("match_case",) if hasattr(ast, n))
@@ -231,14 +230,9 @@ def project_root(paths: Iterable[str]) -> str:
     if not folders:
         return os.getcwd()
     common = os.path.commonpath(folders)
-    current = common
-    while True:
-        if any(os.path.exists(os.path.join(current, marker)) for marker in _ROOT_MARKERS):
-            return current
-        parent = os.path.dirname(current)
-        if parent == current:
-            return common
-        current = parent
+    from .fix_facts import find_project_root
+
+    return find_project_root(common) or common
 
 
 def _dotted(parts: List[str]) -> Optional[str]:

@@ -221,3 +221,20 @@ def test_the_patch_gate_reads_names_as_the_parser_does():
     assert may_patch("ｍｏｃｋｅｒ.stub()\n".encode())
     assert not may_patch("s = 'ｈｅｌｌｏ'\n".encode())
     assert not may_patch(b"x = 1\n")
+
+
+# -- the parser's own warnings ---------------------------------------------------------------------------
+WARNS = LOOP + 'x = 1 if 1else 0\nPATTERN = "\\d"\nif x is 1:\n    pass\n'
+
+
+@pytest.mark.parametrize("args", [["check", "--isolated", "--preview", "."],
+                                  ["fix", "--isolated", "--unsafe-fixes", "."]])
+def test_the_parsers_syntax_warnings_are_not_printed(tmp_path, args):
+    """`1if`, an invalid escape and `is 1` make the parser or compiler warn on stderr: that is the interpreter's and
+    flake8's to say; our run prints its findings and nothing else (in the main process and in the workers)."""
+    (tmp_path / "a.py").write_text(WARNS)
+    (tmp_path / "b.py").write_text(WARNS)
+    result = run_cli([*args[:1], "-q", *args[1:]], cwd=tmp_path, timeout=120)
+    assert_no_traceback(result)
+    assert "Warning" not in result.stderr, result.stderr
+    assert result.stderr == ""

@@ -8,7 +8,7 @@ from typing import Iterable, List, Mapping, NamedTuple, Optional, Sequence, Tupl
 
 from .finding import Finding
 from .options import DEFAULT_OPTIONS, Options
-from .source_files import as_parser_reads
+from .source_files import as_parser_reads, quiet_parse
 
 # A file that imports none of these can hold no finding (every rule starts from such an import).
 _KEYWORDS = ("requests", "httpx", "aiohttp", "urllib", "niquests", "gevent")
@@ -94,7 +94,7 @@ def check_source(source: str, options: Options = DEFAULT_OPTIONS, filename: str 
     """Parse `source` and return its findings (raises SyntaxError / ValueError for code that does not parse)."""
     if not may_have_findings(source, options):
         return []
-    tree = ast.parse(source, filename=filename)
+    tree = quiet_parse(source, filename)
     return analyze(tree, options, source=source)
 
 

@@ -20,7 +20,7 @@ from .fix_facts import NO_FACTS, FixFacts
 from .fixes import FIXES, Fix
 from .fixes.positions import source_lines
 from .options import DEFAULT_OPTIONS, Options
-from .source_files import SourceError, parse_source
+from .source_files import SourceError, parse_source, quiet_compiler, quiet_parse
 
 MAX_ROUNDS = 8
 
@@ -56,7 +56,8 @@ def _comments(text: str) -> "Counter[str]":
 def _compiles(text: str, filename: str) -> Optional[str]:
     """None if `text` parses and compiles, else the reason."""
     try:
-        compile(ast.parse(text, filename=filename), filename, "exec", dont_inherit=True)
+        with quiet_compiler():
+            compile(ast.parse(text, filename=filename), filename, "exec", dont_inherit=True)
     except (SyntaxError, ValueError) as error:
         return f"{type(error).__name__}: {error}"
     except (RecursionError, MemoryError) as error:
@@ -162,7 +163,7 @@ def _form_feeds_back(old: List[str], new: List[str]) -> List[str]:
                     out[j] = prefixes[i] + out[j]
     before, after = "\n".join(new), "\n".join(out)
     try:
-        if ast.dump(ast.parse(before)) != ast.dump(ast.parse(after)):
+        if ast.dump(quiet_parse(before)) != ast.dump(quiet_parse(after)):
             return new
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return new
@@ -265,7 +266,7 @@ def _analyse(text: str, options: Options, selected: Optional[Set[str]],
 
 def _compiles_parse_only(text: str) -> Optional[str]:
     try:
-        ast.parse(text)
+        quiet_parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
         return str(error)
     return None

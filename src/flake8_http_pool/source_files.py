@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import ast
+import contextlib
 import io
 import os
 import stat
 import sys
 import tokenize
 import unicodedata
-from typing import Optional, Tuple
+import warnings
+from typing import Iterator, Optional, Tuple
 
 # Non-blocking so that opening a FIFO never waits for a writer.
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
@@ -177,14 +179,32 @@ def _ascii_compatible(encoding: str) -> bool:
         return False
 
 
+def quiet_parse(text: str, filename: str = "<unknown>") -> ast.Module:
+    """`ast.parse` without the parser's warnings on stderr (it raises what `ast.parse` raises)."""
+    with quiet_compiler():
+        return ast.parse(text, filename=filename)
+
+
+@contextlib.contextmanager
+def quiet_compiler() -> Iterator[None]:
+    """A context in which the parser's and compiler's SyntaxWarnings (`1if x else y`, `x is 1`) and the invalid
+    escapes 3.9-3.11 word as DeprecationWarnings are not printed: they are the interpreter's and flake8's to
+    report, and a run that succeeds prints nothing it was not asked for."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)
+        warnings.simplefilter("ignore", DeprecationWarning)
+        yield
+
+
 def parse_source(text: str, filename: str) -> ast.Module:
     """`ast.parse`, with every way it can fail on hostile input turned into a SourceError.
 
     Deep input makes the parser raise RecursionError or MemoryError (a 3000-term `1 + 1 + ...`), or a
     SyntaxError such as "too many nested parentheses"; none of them may escape as a traceback.
+    The parser's warnings are not printed (see `quiet_compiler`).
     """
     try:
-        return ast.parse(text, filename=filename)
+        return quiet_parse(text, filename)
     except SyntaxError as error:
         raise syntax_error(error) from None
     except (ValueError, TypeError) as error:  # e.g. a source the compiler refuses outright

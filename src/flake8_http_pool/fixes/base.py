@@ -15,6 +15,7 @@ from libcst.metadata import CodePosition, PositionProvider
 from ..engine import check_source
 from ..finding import Finding
 from ..fix_facts import NO_FACTS, FixFacts
+from ..source_files import quiet_parse
 from .positions import source_lines
 
 
@@ -45,7 +46,7 @@ class FindingFixCommand(VisitorBasedCodemodCommand):
             text = tree.code
             findings = [f for f in check_source(text) if f.code in (self.RULES or (self.CODE,))]
             if findings:
-                module = ast.parse(text)
+                module = quiet_parse(text)
                 self.plan = self.make_plan(findings, module, text, NO_FACTS.with_module("", module))
             else:
                 self.plan = []

@@ -389,6 +389,15 @@ _CASES: Dict[str, Tuple[str, str]] = {
         def on_event(cloud_event):
             requests.post("https://y.example.com")  # expect HTP102
         """, "a Google Cloud Functions entry point, @functions_framework.http"),
+    "gcp_functions_imported_name": ("""\
+        import requests
+        from functions_framework import http
+
+
+        @http
+        def hello(request):
+            return requests.get("https://x.example.com").text  # expect HTP102
+        """, "a Google Cloud Functions entry point, @functions_framework.http"),
     "azure_functions": ("""\
         import azure.functions as func
         import requests

@@ -5,7 +5,8 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
-from .bindings import ASSIGN, DEF, IMPORT, ClassInfo, FunctionInfo, Scope, class_method, dotted_name, lookup
+from .bindings import (ASSIGN, DEF, IMPORT, ClassInfo, FunctionInfo, Scope, class_method, dotted_name, lookup,
+                       resolve)
 from .walk import is_mapping_call
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -89,6 +90,10 @@ def decorator_reason(decorator: ast.expr, user_names: tuple, scope: Optional[Sco
         return f"a bot handler, @{dotted}"
     if dotted in _CLOUD_FUNCTIONS:
         return f"a Google Cloud Functions entry point, @{dotted}"
+    if scope is not None and len(parts) == 1 and last in ("http", "cloud_event"):
+        meaning = resolve(target, scope)  # `from functions_framework import http` then `@http`
+        if meaning is not None and meaning.kind == "lib" and meaning.qual in _CLOUD_FUNCTIONS:
+            return f"a Google Cloud Functions entry point, @{meaning.qual}"
     return None
 
 

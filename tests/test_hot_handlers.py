@@ -444,6 +444,37 @@ _CASES: Dict[str, Tuple[str, str]] = {
         def status():
             requests.get("https://x.example.com/status")
         """, ""),
+    "not_once_per_process": ("""\
+        import aiohttp
+        import requests
+        from flask import Flask
+        from invoke import task
+        from sanic import Sanic
+
+        app = Flask(__name__)
+        server = Sanic("svc")
+
+
+        @app.cli.command("init-db")
+        def init_db():
+            requests.get("https://x.example.com/schema")
+
+
+        @task
+        def deploy(c):
+            requests.post("https://x.example.com/deploy")
+
+
+        @server.listener("before_server_start")
+        async def warm_up(app, loop):
+            async with aiohttp.ClientSession() as session:
+                await session.get("https://x.example.com")
+
+
+        @server.listener("request")  # not a lifecycle event: per request
+        def on_request(request):
+            requests.get("https://x.example.com/audit")  # expect HTP102
+        """, "an event listener, @server.listener"),
     "not_self_or_test_decorators": ("""\
         import dataclasses
         import functools

@@ -32,9 +32,15 @@ _CHAT_ATTRS = {
     "listener": "an event listener",
     "loop": "a task run on a timer",
 }
-# Command-line frameworks whose `@x.command()` runs once per process, not per message: a deliberate exception
-# to "an attribute decorator ending in command" (RULES.md) when the object is one of them or what they built.
-_CLI_LIBRARIES = frozenset({"click", "typer", "asyncclick", "cloup", "rich_click"})
+# Command-line and build-task frameworks whose `@x.command()` / `@task` runs once per process, not per message
+# or job: a deliberate exception to "an attribute decorator ending in command" and to the bare `task` (RULES.md)
+# when the object is one of them or what they built (`@click.group() def cli()` then `@cli.command()`).
+_CLI_LIBRARIES = frozenset({"click", "typer", "asyncclick", "cloup", "rich_click", "cyclopts", "flask_script",
+                            "invoke", "fabric", "fabric2", "paver"})
+# Sanic's server lifecycle listeners (`@app.listener("before_server_start")`) run once per worker process.
+_LIFECYCLE_EVENTS = frozenset({"before_server_start", "after_server_start", "before_server_stop",
+                               "after_server_stop", "main_process_start", "main_process_stop",
+                               "main_process_ready", "reload_process_start", "reload_process_stop"})
 
 # Registration without a decorator: method name -> (positional index of the handler, keyword names).
 _REGISTRATIONS = {
@@ -80,10 +86,16 @@ def decorator_reason(decorator: ast.expr, user_names: tuple, scope: Optional[Sco
     if len(parts) > 1 and last in _HANDLER_ATTRS:
         return f"a request handler, @{dotted}"
     if last in _TASK_NAMES:
+        if last == "task" and scope is not None and _built_by_cli_library(target, scope):
+            return None  # invoke's / fabric's `@task`: a build step
         return f"a task, @{dotted}" if last != "route" else f"a request handler, @{dotted}"
     if len(parts) > 1 and last in _CHAT_ATTRS and parts[0] not in ("self", "cls"):
-        if last == "command" and scope is not None and isinstance(target, ast.Attribute) \
-                and _built_by_cli_library(target.value, scope):
+        if last == "command" and ((len(parts) > 2 and parts[-2] == "cli") or (
+                scope is not None and isinstance(target, ast.Attribute)
+                and _built_by_cli_library(target.value, scope))):
+            return None  # click, typer, Flask's `@app.cli.command()`: run once per process
+        if last == "listener" and isinstance(decorator, ast.Call) and decorator.args \
+                and isinstance(decorator.args[0], ast.Constant) and decorator.args[0].value in _LIFECYCLE_EVENTS:
             return None
         return f"{_CHAT_ATTRS[last]}, @{dotted}"
     if last == "run_async":  # python-telegram-bot 12: runs the handler in the dispatcher's thread pool

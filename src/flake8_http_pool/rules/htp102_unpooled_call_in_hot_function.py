@@ -33,9 +33,10 @@ is taken to run many times when:
      `inline_handler`, `message`, `event`, `action`, `shortcut`, `view`, `listener` or `loop`
      (`@bot.command()`, `@client.event`, `@tasks.loop(minutes=5)`, `@dp.message_handler(...)`,
      `@router.message(...)`, Slack Bolt's `@app.command("/x")`), or with python-telegram-bot's
-     `@run_async`; or with a decorator named in the `hot-decorators` option. A `command` of click or
-     typer (`@click.command()`, `@cli.command()` under `@click.group()`, `typer.Typer().command()`) runs
-     once per process and is not a handler;
+     `@run_async`; or with a decorator named in the `hot-decorators` option. What runs once per process
+     is not a handler: a `command` of click or typer (`@click.command()`, `@cli.command()` under
+     `@click.group()`, `typer.Typer().command()`, Flask's `@app.cli.command()`), invoke's or fabric's
+     `@task`, and Sanic's server lifecycle listeners (`@app.listener("before_server_start")`);
    - registered without a decorator: `add_url_rule(..., view_func=f)`, `add_api_route(path, f)`,
      `router.add_get(path, f)`; Django's `path(route, f)`, `re_path(...)`, `url(...)` (and the
      `get`/`post`/`put`/`patch`/`delete`/`head`/`options`/`dispatch` methods of a class passed as

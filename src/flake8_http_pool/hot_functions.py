@@ -273,8 +273,12 @@ def _entry_point_reason(analysis: "Analysis", func: FunctionInfo) -> Optional[st
         return "an AWS Lambda entry point"
     scope = func.scope.parent or analysis.facts.module_scope
     for arg in [*positional, *args.kwonlyargs]:
-        if arg.annotation is not None and isinstance(arg.annotation, (ast.Name, ast.Attribute)):
-            meaning = analysis.meaning(arg.annotation, scope)
+        annotation = arg.annotation
+        # The name first: resolving every annotation of every module-level def is work for nothing in almost
+        # every module.
+        if (isinstance(annotation, ast.Attribute) and annotation.attr == "HttpRequest") or (
+                isinstance(annotation, ast.Name) and annotation.id == "HttpRequest"):
+            meaning = analysis.meaning(annotation, scope)
             if meaning is not None and meaning.kind == "lib" and meaning.qual == "azure.functions.HttpRequest":
                 return "an Azure Functions entry point"
     return None

@@ -28,14 +28,15 @@ from .engine import ModuleSeeds
 from .options import Options
 
 # A reference, as a summary stores it: ["local", function key] for a def of the same module, or
-# ["import", module path, [attributes]] where the module path is absolute (`app.http`) or relative (`..http`).
+# ["import", module path, [attributes]] where the module path is absolute (`app.http`) or relative (`..http`),
+# or ["verbs", import ref of a class]: the HTTP-verb methods of a class-based view (`path("x/", views.V.as_view())`).
 # A call site is [ref, line, kind, column]; "factory" is the client constructor a client factory returns.
 Ref = List[Any]
 Summary = Dict[str, Any]
 # Per file, what the engine gets (engine.ModuleSeeds): functions made hot and factory calls, from other modules.
 Seeds = ModuleSeeds
 
-SUMMARY_VERSION = 1  # bump when the summary's shape or meaning changes (a later cache keys on it)
+SUMMARY_VERSION = 2  # bump when the summary's shape or meaning changes (a later cache keys on it)
 
 # Call kinds in a summary: "call", a call of the function (an edge of the call graph); else the reason the site
 # makes the function it names hot, as hot_functions.py words it ("called in a loop", "mapped over items",
@@ -51,7 +52,7 @@ def summarize(tree: ast.Module, options: Options) -> Summary:
     """The module's summary, from its `ast` alone (see the module docstring)."""
     from .analysis import Analysis, _enclosing_class, _self_names, _unwrap_partial
     from .checks.connections import client_constructions
-    from .hot_functions import Unresolved, find_hot_functions, function_key
+    from .hot_functions import Unresolved, find_hot_functions, function_key, view_class
 
     analysis = Analysis(tree, options)
     places: Dict[FunctionInfo, int] = {}
@@ -105,6 +106,10 @@ def summarize(tree: ast.Module, options: Options) -> Summary:
         return None
 
     def ref_of(expr: ast.AST, ctx: Any) -> Optional[Ref]:
+        view = view_class(expr) if isinstance(expr, ast.expr) else None
+        if view is not None:  # a class-based view of another module: its HTTP-verb methods are the handlers
+            ref = imported(view, ctx.scope)
+            return ["verbs", ref] if ref is not None else None
         local = analysis.function_target(expr, ctx)
         if local is not None:
             return ["local", function_key(local)]
@@ -135,7 +140,7 @@ def summarize(tree: ast.Module, options: Options) -> Summary:
             return
         if owner is None:
             # Module-level code outside loop scopes runs once; a local def looped over is in `hot` already.
-            if kind != "call" and ref[0] == "import":
+            if kind != "call" and ref[0] != "local":
                 module_calls.append([ref, line, kind, col])
             return
         functions[function_key(owner)]["calls"].append([ref, line, kind, col])
@@ -352,10 +357,24 @@ class Project:
         return self.summaries[path]
 
     def resolve(self, ref: Ref, importer: str) -> Optional[Tuple[str, str]]:
-        """The project function `ref` (made in `importer`) names, or None (not a project function, or unknown)."""
+        """The project function `ref` (made in `importer`) names, or None (not a project function, or unknown;
+        a "verbs" reference names several: see `resolve_all`)."""
         if ref[0] == "local":
             return importer, ref[1]
+        if ref[0] != "import":
+            return None
         return self._resolve_path(ref[1], list(ref[2]), importer, 0)
+
+    def resolve_all(self, ref: Ref, importer: str) -> List[Tuple[str, str]]:
+        """Every project function `ref` names: one, or a class-based view's HTTP-verb methods of its own."""
+        if ref[0] != "verbs":
+            found = self.resolve(ref, importer)
+            return [found] if found is not None else []
+        from .hot_functions import VIEW_METHODS
+
+        inner = ref[1]
+        methods = (self.resolve(["import", inner[1], [*inner[2], verb]], importer) for verb in VIEW_METHODS)
+        return [found for found in methods if found is not None]
 
     def _resolve_path(self, path: str, attrs: List[str], importer: str, depth: int) -> Optional[Tuple[str, str]]:
         absolute = self.modules.absolute(path, importer)
@@ -435,9 +454,9 @@ def solve(project: Project) -> Dict[str, Seeds]:
         for record in summary["functions"].values():
             sites.extend(site for site in record["calls"] if site[2] != "call")
         for ref, line, kind, _ in sites:
-            target = project.resolve(ref, path)
-            if target is not None and target[0] != path:
-                mark(target, _Hot(kind, (path, line), None, True))
+            for target in project.resolve_all(ref, path):
+                if target[0] != path:
+                    mark(target, _Hot(kind, (path, line), None, True))
     # Source 4: called from a hot function.
     while queue:
         caller = queue.pop()

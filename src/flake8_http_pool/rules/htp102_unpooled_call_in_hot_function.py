@@ -24,11 +24,31 @@ is taken to run many times when:
    `pool.submit(fetch, u)`, `asyncio.create_task(fetch(u))`, `threading.Thread(target=fetch)`);
 2. it is handed to a mapping call anywhere (`map`, `executor.map`, `pool.map` / `imap` / `starmap` /
    `apply_async`, `loop.run_in_executor`, `asyncio.gather(*(...))`);
-3. it is a request handler or a task: decorated with an attribute ending in `route`, `get`, `post`, `put`,
-   `patch`, `delete`, `api_route` or `websocket` (`@app.get("/")`, `@bp.route(...)`), or with `route`,
-   `task`, `shared_task`, `actor` or `job` (`@shared_task`, `@celery.task(bind=True)`), or with a
-   decorator named in the `hot-decorators` option, or registered without a decorator
-   (`add_url_rule(..., view_func=f)`, `add_api_route(path, f)`, `router.add_get(path, f)`); or
+3. it is a request, message or job handler:
+   - decorated with an attribute ending in `route`, `get`, `post`, `put`, `patch`, `delete`, `api_route`
+     or `websocket` (`@app.get("/")`, `@bp.route(...)`); with `route`, `task`, `shared_task`,
+     `periodic_task`, `actor`, `job` or `scheduled_job` (`@shared_task`, `@celery.task(bind=True)`,
+     `@scheduler.scheduled_job(...)`); as a chat-bot or event handler, with an attribute (on an object
+     other than `self`) ending in `command`, `message_handler`, `callback_query_handler`,
+     `inline_handler`, `message`, `event`, `action`, `shortcut`, `view`, `listener` or `loop`
+     (`@bot.command()`, `@client.event`, `@tasks.loop(minutes=5)`, `@dp.message_handler(...)`,
+     `@router.message(...)`, Slack Bolt's `@app.command("/x")`), or with python-telegram-bot's
+     `@run_async`; or with a decorator named in the `hot-decorators` option. What runs once per process
+     is not a handler: a `command` of click or typer (`@click.command()`, `@cli.command()` under
+     `@click.group()`, `typer.Typer().command()`, Flask's `@app.cli.command()`), invoke's or fabric's
+     `@task`, and Sanic's server lifecycle listeners (`@app.listener("before_server_start")`);
+   - registered without a decorator: `add_url_rule(..., view_func=f)`, `add_api_route(path, f)`,
+     `router.add_get(path, f)`; Django's `path(route, f)`, `re_path(...)`, `url(...)` (and the
+     `get`/`post`/`put`/`patch`/`delete`/`head`/`options`/`dispatch` methods of a class passed as
+     `View.as_view()`); python-telegram-bot's `CommandHandler(cmd, f)`, `MessageHandler(filters, f)`,
+     `CallbackQueryHandler(f)`, `InlineQueryHandler(f)` (also in a `ConversationHandler`);
+     `bot.register_message_handler(f, ...)`, aiogram's `router.message.register(f)`, Slack Bolt's
+     `app.command("/x")(f)`; schedulers and job queues: `schedule.every(...).do(f)`,
+     `scheduler.add_job(f, ...)`, RQ's `queue.enqueue(f, ...)` / `enqueue_call(func=f)`,
+     `job_queue.run_repeating(f, ...)` / `run_daily` / `run_monthly` (not `run_once`);
+   - a serverless entry point: a module-level `def lambda_handler(event, context)` or
+     `def handler(event, context)` (AWS Lambda), `@functions_framework.http` / `.cloud_event`, or a
+     module-level def taking an `azure.functions.HttpRequest`; or
 4. it is called from a function that runs many times.
 
 A call that is also inside a loop is HTP101, not HTP102. Code at module level, and under

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, Iterator, Optional
+from typing import TYPE_CHECKING, Dict, Iterator, List, NamedTuple, Optional, Tuple
 
 from ..bindings import PARAM, FunctionInfo, Meaning, Scope, lookup
 from ..finding import Hit
@@ -58,31 +58,175 @@ def _client_known(analysis: "Analysis", call: ast.Call, meaning: Meaning, ctx: C
     return binding is not None and binding.kind == PARAM and _function_of(binding.scope) is ctx.func
 
 
+def _blocking_call(analysis: "Analysis", call: ast.Call, ctx: Ctx) -> Optional[Tuple[str, str]]:
+    """(the name messages give it, its library) when `call` is itself a blocking HTTP call, else None."""
+    meaning = analysis.meaning(call.func, ctx.scope)
+    if meaning is None:
+        return None
+    if meaning.kind == "lib":
+        family = unpooled_family(meaning.qual)
+        return (meaning.qual, family) if family in _BLOCKING_FAMILIES else None
+    if (
+        meaning.kind == "method"
+        and meaning.qual in SYNC_CLIENTS
+        and meaning.attr in CLIENT_REQUEST_METHODS
+        and _client_known(analysis, call, meaning, ctx)
+    ):
+        return f"{_DISPLAY.get(meaning.qual, meaning.qual)}.{meaning.attr}", meaning.qual.split(".", 1)[0]
+    return None
+
+
+class Blocker(NamedTuple):
+    """Why a synchronous project function blocks on every run: the blocking call it reaches, where that call
+    is (path from the project root, or "" for this module; its line; the absolute path, "" for this module)
+    and its library."""
+
+    call: str
+    path: str
+    line: int
+    file: str
+    family: str
+
+
+# Decorators that leave a def's body running as written when it is called; any other decorator may make it a
+# coroutine function (`@sync_to_async`), cache it (`@lru_cache`: blocks on the first call only) or defer it.
+_PLAIN_DECORATORS = frozenset({"staticmethod", "classmethod"})
+
+
+def may_block_every_run(func: FunctionInfo) -> bool:
+    """A plain synchronous def whose call runs its body: not `async def`, not a generator, not decorated."""
+    if func.is_async:
+        return False
+    for decorator in func.node.decorator_list:
+        if not (isinstance(decorator, ast.Name) and decorator.id in _PLAIN_DECORATORS):
+            return False
+    return not _is_generator(func.node)
+
+
+def _is_generator(node: ast.AST) -> bool:
+    stack = list(ast.iter_child_nodes(node))
+    while stack:
+        child = stack.pop()
+        if isinstance(child, (ast.Yield, ast.YieldFrom)):
+            return True
+        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        stack.extend(ast.iter_child_nodes(child))
+    return False
+
+
+def runs_every_time(analysis: "Analysis", call: ast.Call, ctx: Ctx) -> bool:
+    """The call runs each time its function runs: in the function's own body (not a nested def or lambda, not
+    deferred), under no branch, loop or handler, and after no statement of the body that may return or raise
+    first (`if cached: return cached` before it). RULES.md asks for a blocking call "on every run"."""
+    from ..project import _unconditional
+
+    func = ctx.func
+    if func is None or ctx.deferred or not _unconditional(analysis, call, func):
+        return False
+    statement: Optional[ast.AST] = call
+    while statement is not None and analysis.parent(statement) is not func.node:
+        statement = analysis.parent(statement)
+    for earlier in func.node.body:
+        if earlier is statement:
+            return True
+        if _may_leave(earlier):
+            return False
+    return False
+
+
+def _may_leave(statement: ast.stmt) -> bool:
+    """The statement may end the function's run early (a `return` / `raise` in it, outside nested defs)."""
+    stack: List[ast.AST] = [statement]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Return, ast.Raise)):
+            return True
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)) and node is not statement:
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+    return False
+
+
+def blocking_functions(analysis: "Analysis") -> Dict[FunctionInfo, Blocker]:
+    """The module's synchronous functions that make a blocking HTTP call on every run, directly or through
+    functions that do (this module's, or another module's as the project model hands them in
+    `analysis.extra_blocking`, keyed by the position of the call): a fixpoint. Computed once."""
+    cached = getattr(analysis, "_blocking_functions", None)
+    if cached is not None:
+        return cached  # type: ignore[no-any-return]
+    found: Dict[FunctionInfo, Blocker] = {}
+    edges: Dict[FunctionInfo, List[FunctionInfo]] = {}  # callee -> the functions calling it every run
+    for call, ctx in analysis.facts.calls:
+        func = ctx.func
+        if func is None or not may_block_every_run(func) or not runs_every_time(analysis, call, ctx):
+            continue
+        direct = _blocking_call(analysis, call, ctx)
+        if direct is not None:
+            found.setdefault(func, Blocker(direct[0], "", call.lineno, "", direct[1]))
+            continue
+        seed = analysis.extra_blocking.get((call.lineno, call.col_offset))
+        if seed is not None:
+            found.setdefault(func, Blocker(seed[0], seed[1], seed[2], seed[3], seed[5]))
+            continue
+        target = analysis.function_target(call.func, ctx)
+        if target is not None and target is not func and may_block_every_run(target):
+            edges.setdefault(target, []).append(func)
+    queue = list(found)
+    while queue:
+        callee = queue.pop()
+        for caller in edges.get(callee, ()):
+            if caller not in found:
+                found[caller] = found[callee]
+                queue.append(caller)
+    setattr(analysis, "_blocking_functions", found)
+    return found
+
+
+def _where(blocker: Blocker) -> str:
+    return f"{blocker.path}:{blocker.line}" if blocker.path else f"line {blocker.line}"
+
+
 def blocking_http_in_async(analysis: "Analysis") -> Iterator[Hit]:
-    """HTP403: a sync unpooled call, or a request on a known sync client (see `_client_known`), in an async def body."""
+    """HTP403: a sync unpooled call, or a request on a known sync client (see `_client_known`), in an async def
+    body; or a call there of a synchronous project function that makes one on every run (`blocking_functions`)."""
+    blocking: Optional[Dict[FunctionInfo, Blocker]] = None
     for call, ctx in analysis.facts.calls:
         if not ctx.async_body or ctx.func is None:
             continue
-        meaning = analysis.meaning(call.func, ctx.scope)
-        if meaning is None:
+        direct = _blocking_call(analysis, call, ctx)
+        if direct is not None:
+            name, family = direct
+            yield Hit(
+                call,
+                {"call": name, "via": "", "function": ctx.func.qualname,
+                 "alternative": _ALTERNATIVE.get(family, "an async client"), "offload": "..."},
+                {"library": family},
+            )
             continue
-        if meaning.kind == "lib":
-            family = unpooled_family(meaning.qual)
-            if family not in _BLOCKING_FAMILIES:
-                continue
-            name = meaning.qual
-        elif (
-            meaning.kind == "method"
-            and meaning.qual in SYNC_CLIENTS
-            and meaning.attr in CLIENT_REQUEST_METHODS
-            and _client_known(analysis, call, meaning, ctx)
-        ):
-            family = meaning.qual.split(".", 1)[0]
-            name = f"{_DISPLAY.get(meaning.qual, meaning.qual)}.{meaning.attr}"
+        if blocking is None:
+            blocking = blocking_functions(analysis)
+        blocker: Optional[Blocker] = None
+        helper = ""
+        seed = analysis.extra_blocking.get((call.lineno, call.col_offset))
+        if seed is not None:
+            blocker = Blocker(seed[0], seed[1], seed[2], seed[3], seed[5])
+            helper = seed[4]
         else:
+            target = analysis.function_target(call.func, ctx)
+            if target is not None and target in blocking:
+                blocker, helper = blocking[target], target.qualname
+        if blocker is None:
             continue
+        name = ast.unparse(call.func) if isinstance(call.func, (ast.Name, ast.Attribute)) else helper
+        details: Dict[str, object] = {"library": blocker.family, "helper": helper, "blocking_call": blocker.call,
+                                      "blocking_line": blocker.line}
+        if blocker.path:
+            details.update(blocking_path=blocker.path, blocking_file=blocker.file)
         yield Hit(
             call,
-            {"call": name, "function": ctx.func.qualname, "alternative": _ALTERNATIVE.get(family, "an async client")},
-            {"library": family},
+            {"call": name, "via": f", which calls {blocker.call}() ({_where(blocker)}) on every run,",
+             "function": ctx.func.qualname, "alternative": _ALTERNATIVE.get(blocker.family, "an async client"),
+             "offload": f"{name}, ..."},
+            details,
         )

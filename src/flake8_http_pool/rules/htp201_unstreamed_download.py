@@ -7,7 +7,7 @@ RULE = Rule(
     code="HTP201",
     name="unstreamed-download",
     summary="A whole response body held in memory, then written to a file",
-    message="response body of {call}() is held whole in memory before it is written to a file; {remedy}",
+    message="response body of {call}() is held whole in memory before {written_by}; {remedy}",
     fix=FIX_UNSAFE,
     fix_sites=(
         'report only for a file opened for appending (or with a mode that is not a literal), a body used again after the write or read another way, or where a stub may stand for the response (the project patches or wraps the request function, method or client class, or the client is not bound to its constructor)'

@@ -169,6 +169,11 @@ def test_htp403_through_helpers_json_names_the_blocking_call(tmp_path: Path) -> 
     details = [r["details"] for r in records]
     assert all(d["blocking_path"] == "app/http.py" for d in details)
     assert {d["helper"] for d in details} == {"get_json", "stock", "via_session"}
+    sarif = json.loads(run(tmp_path, "check", "--isolated", "--preview", "--select", "HTP403", "--format", "sarif",
+                           ".").stdout)
+    related = [r["relatedLocations"] for r in sarif["runs"][0]["results"]]
+    assert len(related) == 3
+    assert {place[0]["physicalLocation"]["artifactLocation"]["uri"] for place in related} == {"app/http.py"}
 
 
 def test_htp403_through_helpers_in_one_module_through_flake8(tmp_path: Path) -> None:

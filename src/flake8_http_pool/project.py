@@ -208,14 +208,19 @@ def _add_rule_facts(analysis: Any, summary: Summary, ref_of: Callable[[ast.AST, 
         record["always"] = []
         record["writes"] = [list(param) for param in writer_parameters(analysis, func)]
         record["handoffs"] = []
+    # The references summarize() already made of every call, by position: resolving them again costs as much.
+    refs: Dict[Tuple[int, int], Ref] = {}
+    for record in functions.values():
+        for site in record["calls"]:
+            if site[2] == "call":
+                refs[(site[1], site[3])] = site[0]
     for call, ctx in analysis.facts.calls:
         func = ctx.func
         if func is None or not may_block_every_run(func) or functions[function_key(func)]["blocks"]:
             continue
-        if runs_every_time(analysis, call, ctx):
-            ref = ref_of(call.func, ctx)
-            if ref is not None:
-                functions[function_key(func)]["always"].append([ref, call.lineno, call.col_offset])
+        ref = refs.get((call.lineno, call.col_offset))
+        if ref is not None and runs_every_time(analysis, call, ctx):
+            functions[function_key(func)]["always"].append([ref, call.lineno, call.col_offset])
     for request in requests_made(analysis):
         if not request.local or request.ctx.func is None:
             continue

@@ -127,12 +127,16 @@ def runs_every_time(analysis: "Analysis", call: ast.Call, ctx: Ctx) -> bool:
     statement: Optional[ast.AST] = call
     while statement is not None and analysis.parent(statement) is not func.node:
         statement = analysis.parent(statement)
-    for earlier in func.node.body:
-        if earlier is statement:
-            return True
-        if _may_leave(earlier):
-            return False
-    return False
+    # Per function, once: the position of each top-level statement, and of the first that may leave early
+    # (scanning the statements before every call would be quadratic in a long function).
+    cache: Dict[int, Tuple[Dict[int, int], int]] = analysis.__dict__.setdefault("_first_exit", {})
+    known = cache.get(id(func.node))
+    if known is None:
+        body = func.node.body
+        first = next((i for i, stmt in enumerate(body) if _may_leave(stmt)), len(body))
+        known = cache[id(func.node)] = ({id(stmt): i for i, stmt in enumerate(body)}, first)
+    position = known[0].get(id(statement))
+    return position is not None and position <= known[1]
 
 
 def _may_leave(statement: ast.stmt) -> bool:
@@ -159,18 +163,21 @@ def blocking_functions(analysis: "Analysis") -> Dict[FunctionInfo, Blocker]:
     edges: Dict[FunctionInfo, List[FunctionInfo]] = {}  # callee -> the functions calling it every run
     for call, ctx in analysis.facts.calls:
         func = ctx.func
-        if func is None or not may_block_every_run(func) or not runs_every_time(analysis, call, ctx):
+        if func is None or not may_block_every_run(func):
             continue
+        # What the call is first (cheap, remembered), whether it runs every time only for the few that matter.
         direct = _blocking_call(analysis, call, ctx)
+        seed = analysis.extra_blocking.get((call.lineno, call.col_offset)) if direct is None else None
+        target = analysis.function_target(call.func, ctx) if direct is None and seed is None else None
+        if target is not None and (target is func or not may_block_every_run(target)):
+            target = None
+        if (direct is None and seed is None and target is None) or not runs_every_time(analysis, call, ctx):
+            continue
         if direct is not None:
             found.setdefault(func, Blocker(direct[0], "", call.lineno, "", direct[1]))
-            continue
-        seed = analysis.extra_blocking.get((call.lineno, call.col_offset))
-        if seed is not None:
+        elif seed is not None:
             found.setdefault(func, Blocker(seed[0], seed[1], seed[2], seed[3], seed[5]))
-            continue
-        target = analysis.function_target(call.func, ctx)
-        if target is not None and target is not func and may_block_every_run(target):
+        elif target is not None:
             edges.setdefault(target, []).append(func)
     queue = list(found)
     while queue:

@@ -216,10 +216,10 @@ def _add_rule_facts(analysis: Any, summary: Summary, ref_of: Callable[[ast.AST, 
                 refs[(site[1], site[3])] = site[0]
     for call, ctx in analysis.facts.calls:
         func = ctx.func
-        if func is None or not may_block_every_run(func) or functions[function_key(func)]["blocks"]:
+        ref = refs.get((call.lineno, call.col_offset)) if func is not None else None
+        if ref is None or functions[function_key(func)]["blocks"] or not may_block_every_run(func, analysis):
             continue
-        ref = refs.get((call.lineno, call.col_offset))
-        if ref is not None and runs_every_time(analysis, call, ctx):
+        if runs_every_time(analysis, call, ctx):
             functions[function_key(func)]["always"].append([ref, call.lineno, call.col_offset])
     for request in requests_made(analysis):
         if not request.local or request.ctx.func is None:

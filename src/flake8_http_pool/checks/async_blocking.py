@@ -93,14 +93,21 @@ class Blocker(NamedTuple):
 _PLAIN_DECORATORS = frozenset({"staticmethod", "classmethod"})
 
 
-def may_block_every_run(func: FunctionInfo) -> bool:
-    """A plain synchronous def whose call runs its body: not `async def`, not a generator, not decorated."""
+def may_block_every_run(func: FunctionInfo, analysis: Optional["Analysis"] = None) -> bool:
+    """A plain synchronous def whose call runs its body: not `async def`, not a generator, not decorated.
+    With `analysis`, the answer is remembered there (a function's body is walked once)."""
     if func.is_async:
         return False
     for decorator in func.node.decorator_list:
         if not (isinstance(decorator, ast.Name) and decorator.id in _PLAIN_DECORATORS):
             return False
-    return not _is_generator(func.node)
+    if analysis is None:
+        return not _is_generator(func.node)
+    generators: Dict[int, bool] = analysis.__dict__.setdefault("_generators", {})
+    key = id(func.node)
+    if key not in generators:
+        generators[key] = _is_generator(func.node)
+    return not generators[key]
 
 
 def _is_generator(node: ast.AST) -> bool:
@@ -163,13 +170,13 @@ def blocking_functions(analysis: "Analysis") -> Dict[FunctionInfo, Blocker]:
     edges: Dict[FunctionInfo, List[FunctionInfo]] = {}  # callee -> the functions calling it every run
     for call, ctx in analysis.facts.calls:
         func = ctx.func
-        if func is None or not may_block_every_run(func):
+        if func is None or not may_block_every_run(func, analysis):
             continue
         # What the call is first (cheap, remembered), whether it runs every time only for the few that matter.
         direct = _blocking_call(analysis, call, ctx)
         seed = analysis.extra_blocking.get((call.lineno, call.col_offset)) if direct is None else None
         target = analysis.function_target(call.func, ctx) if direct is None and seed is None else None
-        if target is not None and (target is func or not may_block_every_run(target)):
+        if target is not None and (target is func or not may_block_every_run(target, analysis)):
             target = None
         if (direct is None and seed is None and target is None) or not runs_every_time(analysis, call, ctx):
             continue

@@ -18,6 +18,8 @@ if TYPE_CHECKING:  # pragma: no cover
 _REQUESTS_CLIENTS = frozenset({"requests.Session", "requests.session", "niquests.Session"})
 _OPENERS = frozenset({"open", "fdopen", "NamedTemporaryFile", "TemporaryFile", "SpooledTemporaryFile"})
 _BODY_ATTRS = frozenset({"content", "text"})
+# The calls `_written` recognizes as writing to a file.
+_WRITERS = frozenset({"write", "writelines", "write_bytes", "write_text", "copyfileobj"})
 _BODY_METHODS = frozenset({"read", "text", "aread"})
 _STREAM_APIS = frozenset({"iter_content", "iter_lines", "raw"})
 _CLOSERS = frozenset({"close", "release_conn", "aclose"})
@@ -442,6 +444,14 @@ def writer_parameters(analysis: "Analysis", func: Any) -> Tuple[Tuple[int, str, 
     if id(func.node) in cache:
         return cache[id(func.node)]
     cache[id(func.node)] = ()
+    writing: Optional[Set[int]] = analysis.__dict__.get("_functions_writing")
+    if writing is None:
+        # Only a function calling a writer can write a parameter: most functions are answered without a look.
+        writing = {id(ctx.func.node) for call, ctx in analysis.facts.calls
+                   if ctx.func is not None and callee_name(call.func) in _WRITERS}
+        analysis.__dict__["_functions_writing"] = writing
+    if id(func.node) not in writing:
+        return ()
     args = func.node.args
     positional = [*getattr(args, "posonlyargs", ()), *args.args]
     decorators = {getattr(d, "id", "") for d in func.node.decorator_list}

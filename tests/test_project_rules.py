@@ -455,3 +455,27 @@ def test_fixture_project_xfails_found_under_preview(name: str, tmp_path: Path) -
                 wanted.add((path, line, code))
     assert wanted, "no expectations of these rules in the project"
     assert set(check(root, *_MINE)) == wanted
+
+
+def test_class_level_client_of_a_base_class_reaches_a_module_naming_no_library(tmp_path: Path) -> None:
+    """The subclass's module imports no HTTP library: the gate's second phase reads it because it names a class
+    that holds a client."""
+    write(tmp_path, {
+        "app/__init__.py": "",
+        "app/base.py": """\
+            import httpx
+
+
+            class Api:
+                client = httpx.Client()
+            """,
+        "app/users.py": """\
+            from app.base import Api
+
+
+            class Users(Api):
+                async def get(self, user):
+                    return self.client.get(f"/users/{user}").json()  # mark
+            """,
+    })
+    assert set(check(tmp_path, "HTP403")) == {("app/users.py", line_of(tmp_path, "app/users.py", "mark"), "HTP403")}

@@ -306,10 +306,15 @@ def _returns_client(analysis: Any, func: FunctionInfo) -> Optional[str]:
 
 def can_matter(summary: Summary) -> Set[str]:
     """The keys of the functions whose being hot can make a finding in their module: those that make an
-    unpooled call or build a client, and the module's functions that call them (transitively)."""
+    unpooled call or build a client, and the module's functions that call them (transitively); also those whose
+    callers in other modules can have a finding (a blocking helper: HTP403 in an `async def` calling it), and
+    `Cls.__init__` for a class holding a client on `self` (a subclass elsewhere uses it: HTP203/HTP403), so that
+    modules naming them join the gate's second phase."""
     functions = summary["functions"]
     found = {key for key, record in functions.items()
              if record["unpooled"] or record["client"] or record.get("blocks")}
+    found.update(f"{name}.__init__" for name, facts in summary.get("class_facts", {}).items()
+                 if name != "*" and facts["clients"])
     changed = True
     while changed:
         changed = False
@@ -727,7 +732,7 @@ def _class_clients(project: Project, cls: Tuple[str, str], depth: int) -> Dict[s
         if target is None or target == cls:
             continue
         for attribute, constructor in _class_clients(project, target, depth + 1).items():
-            if attribute not in facts["own"] and (attribute not in stored or target[0] != cls[0]):
+            if attribute not in facts["own"] and attribute not in stored:  # this module's own value wins
                 found.setdefault(attribute, constructor)
     return found
 

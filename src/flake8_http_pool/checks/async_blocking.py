@@ -93,14 +93,21 @@ class Blocker(NamedTuple):
 _PLAIN_DECORATORS = frozenset({"staticmethod", "classmethod"})
 
 
+_NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+
+
+def _plain(func: FunctionInfo) -> bool:
+    """Not `async def`, and decorated by nothing that may change what calling it does."""
+    return not func.is_async and all(
+        isinstance(decorator, ast.Name) and decorator.id in _PLAIN_DECORATORS for decorator in func.node.decorator_list
+    )
+
+
 def may_block_every_run(func: FunctionInfo, analysis: Optional["Analysis"] = None) -> bool:
     """A plain synchronous def whose call runs its body: not `async def`, not a generator, not decorated.
     With `analysis`, the answer is remembered there (a function's body is walked once)."""
-    if func.is_async:
+    if not _plain(func):
         return False
-    for decorator in func.node.decorator_list:
-        if not (isinstance(decorator, ast.Name) and decorator.id in _PLAIN_DECORATORS):
-            return False
     if analysis is None:
         return not _is_generator(func.node)
     generators: Dict[int, bool] = analysis.__dict__.setdefault("_generators", {})
@@ -116,8 +123,8 @@ def _is_generator(node: ast.AST) -> bool:
         child = stack.pop()
         if isinstance(child, (ast.Yield, ast.YieldFrom)):
             return True
-        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            continue
+        if isinstance(child, _NESTED):
+            continue  # a nested def's `yield` makes it a generator, not this function
         stack.extend(ast.iter_child_nodes(child))
     return False
 
@@ -153,8 +160,8 @@ def _may_leave(statement: ast.stmt) -> bool:
         node = stack.pop()
         if isinstance(node, (ast.Return, ast.Raise)):
             return True
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)) and node is not statement:
-            continue
+        if node is not statement and isinstance(node, _NESTED):
+            continue  # a nested def's `return` ends the nested def, not this function
         stack.extend(ast.iter_child_nodes(node))
     return False
 
@@ -170,7 +177,7 @@ def blocking_functions(analysis: "Analysis") -> Dict[FunctionInfo, Blocker]:
     edges: Dict[FunctionInfo, List[FunctionInfo]] = {}  # callee -> the functions calling it every run
     for call, ctx in analysis.facts.calls:
         func = ctx.func
-        if func is None or not may_block_every_run(func, analysis):
+        if func is None or not _plain(func):
             continue
         # What the call is first (cheap, remembered), whether it runs every time only for the few that matter.
         direct = _blocking_call(analysis, call, ctx)
@@ -178,7 +185,9 @@ def blocking_functions(analysis: "Analysis") -> Dict[FunctionInfo, Blocker]:
         target = analysis.function_target(call.func, ctx) if direct is None and seed is None else None
         if target is not None and (target is func or not may_block_every_run(target, analysis)):
             target = None
-        if (direct is None and seed is None and target is None) or not runs_every_time(analysis, call, ctx):
+        if direct is None and seed is None and target is None:
+            continue
+        if not may_block_every_run(func, analysis) or not runs_every_time(analysis, call, ctx):
             continue
         if direct is not None:
             found.setdefault(func, Blocker(direct[0], "", call.lineno, "", direct[1]))

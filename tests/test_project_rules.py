@@ -207,6 +207,11 @@ def test_htp403_through_helpers_in_one_module_through_flake8(tmp_path: Path) -> 
             yield requests.get(url)
 
 
+        def done(url):
+            requests.get(url)
+            yield
+
+
         async def ahelper(url):
             return url
 
@@ -216,7 +221,7 @@ def test_htp403_through_helpers_in_one_module_through_flake8(tmp_path: Path) -> 
             b = twice(url)  # mark-b
             c = early(url)
             d = cached(url)
-            e = list(pages(url))
+            e = list(pages(url)) + list(done(url))
             f = await asyncio.to_thread(get_json, url)
             g = await ahelper(url)
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, Dict, Iterator, List, NamedTuple, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, Iterator, List, NamedTuple, Optional, Set, Tuple
 
 from ..bindings import PARAM, FunctionInfo, Meaning, Scope, lookup
 from ..finding import Hit
@@ -103,30 +103,39 @@ def _plain(func: FunctionInfo) -> bool:
     )
 
 
-def may_block_every_run(func: FunctionInfo, analysis: Optional["Analysis"] = None) -> bool:
-    """A plain synchronous def whose call runs its body: not `async def`, not a generator, not decorated.
-    With `analysis`, the answer is remembered there (a function's body is walked once)."""
-    if not _plain(func):
-        return False
-    if analysis is None:
-        return not _is_generator(func.node)
-    generators: Dict[int, bool] = analysis.__dict__.setdefault("_generators", {})
-    key = id(func.node)
-    if key not in generators:
-        generators[key] = _is_generator(func.node)
-    return not generators[key]
+def may_block_every_run(func: FunctionInfo, analysis: "Analysis") -> bool:
+    """A plain synchronous def whose call runs its body: not `async def`, not a generator, not decorated."""
+    return _plain(func) and id(func.node) not in _generator_defs(analysis)
 
 
-def _is_generator(node: ast.AST) -> bool:
-    stack = list(ast.iter_child_nodes(node))
-    while stack:
-        child = stack.pop()
-        if isinstance(child, (ast.Yield, ast.YieldFrom)):
-            return True
-        if isinstance(child, _NESTED):
-            continue  # a nested def's `yield` makes it a generator, not this function
-        stack.extend(ast.iter_child_nodes(child))
-    return False
+def _generator_defs(analysis: "Analysis") -> Set[int]:
+    """The ids of the module's defs whose own body yields (generators: calling one runs none of its body).
+
+    Found from the walk's parent map rather than by walking every body again (which cost as much as the walk
+    itself): a `yield` with a value is the parent of that value; a bare one sits in a statement's `value`.
+    """
+    cached = analysis.__dict__.get("_generator_defs")
+    if cached is not None:
+        return cached  # type: ignore[no-any-return]
+    yields: Dict[int, ast.AST] = {}
+    for node in analysis.facts.parents.values():
+        kind = type(node)
+        if kind is ast.Yield or kind is ast.YieldFrom:
+            yields[id(node)] = node
+        elif kind in _VALUE_STATEMENTS and type(getattr(node, "value", None)) is ast.Yield:
+            yields[id(node.value)] = node.value  # type: ignore[attr-defined]
+    found: Set[int] = set()
+    for node in yields.values():
+        owner = analysis.parent(node)
+        while owner is not None and not isinstance(owner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            owner = analysis.parent(owner)
+        if owner is not None:
+            found.add(id(owner))
+    analysis.__dict__["_generator_defs"] = found
+    return found
+
+
+_VALUE_STATEMENTS = (ast.Expr, ast.Assign, ast.AnnAssign, ast.AugAssign)
 
 
 def runs_every_time(analysis: "Analysis", call: ast.Call, ctx: Ctx) -> bool:
@@ -154,7 +163,8 @@ def runs_every_time(analysis: "Analysis", call: ast.Call, ctx: Ctx) -> bool:
 
 
 def _may_leave(statement: ast.stmt) -> bool:
-    """The statement may end the function's run early (a `return` / `raise` in it, outside nested defs)."""
+    """The statement may end the function's run early: a `return` / `raise` in it, outside nested defs. Both
+    are statements, so only statement lists are searched, never expressions (a tenth of the nodes)."""
     stack: List[ast.AST] = [statement]
     while stack:
         node = stack.pop()
@@ -162,7 +172,10 @@ def _may_leave(statement: ast.stmt) -> bool:
             return True
         if node is not statement and isinstance(node, _NESTED):
             continue  # a nested def's `return` ends the nested def, not this function
-        stack.extend(ast.iter_child_nodes(node))
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            children = getattr(node, field, None)
+            if isinstance(children, list):
+                stack.extend(children)
     return False
 
 

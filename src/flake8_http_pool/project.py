@@ -236,6 +236,8 @@ def _add_rule_facts(analysis: Any, summary: Summary, ref_of: Callable[[ast.AST, 
                 if site not in record["handoffs"]:
                     record["handoffs"].append(site)
     summary["class_facts"] = _class_facts(analysis, imported)
+    # A module without `async def` holds no HTP403 for a blocking helper: its calls of one need no seed.
+    summary["has_async"] = any(func.is_async for func in analysis.facts.functions)
 
 
 def _class_facts(analysis: Any, imported: Callable[[ast.AST, Any], Optional[Ref]]) -> Dict[str, Any]:
@@ -636,6 +638,8 @@ def blocking_and_writers(project: Project) -> Dict[str, Dict[str, Any]]:
                     blocks[caller] = blocks[callee]
                     queue.append(caller)
         for path in paths:
+            if not project.summaries[path].get("has_async", True):  # type: ignore[union-attr]
+                continue
             for record in project.summaries[path]["functions"].values():  # type: ignore[index]
                 for ref, line, kind, col in record["calls"]:
                     if kind != "call" or ref[0] == "local":

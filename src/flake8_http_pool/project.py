@@ -35,7 +35,7 @@ Summary = Dict[str, Any]
 # Per file, what the engine gets (engine.ModuleSeeds): functions made hot and factory calls, from other modules.
 Seeds = ModuleSeeds
 
-SUMMARY_VERSION = 1  # bump when the summary's shape or meaning changes (a later cache keys on it)
+SUMMARY_VERSION = 2  # bump when the summary's shape or meaning changes (a later cache keys on it)
 
 # Call kinds in a summary: "call", a call of the function (an edge of the call graph); else the reason the site
 # makes the function it names hot, as hot_functions.py words it ("called in a loop", "mapped over items",

@@ -50,6 +50,14 @@ class Analysis:
         # Calls of client factories defined in other modules: (line, byte column) -> (client constructor, factory
         # name, path from the project root, line, absolute path) (engine.ModuleSeeds.factories).
         self.extra_factories: Dict[Tuple[int, int], Tuple[str, str, str, int, str]] = {}
+        # Calls of synchronous functions of other modules that block on HTTP every run (engine.ModuleSeeds.blocking):
+        # (line, byte column) -> (blocking call, its path from the project root, line, absolute path, the function
+        # called, library). HTP403 where the call is in an async def; a sync def calling one blocks in turn.
+        self.extra_blocking: Dict[Tuple[int, int], Tuple[str, str, int, str, str, str]] = {}
+        # Calls of functions of other modules that write a parameter to a file (engine.ModuleSeeds.writers):
+        # (line, byte column) -> (function name, path from the project root, line of its def, absolute path,
+        # ((position or -1, parameter name, "body" or "response"), ...)). HTP201 when a whole body is handed in.
+        self.extra_writers: Dict[Tuple[int, int], Tuple[str, str, int, str, Tuple[Tuple[int, str, str], ...]]] = {}
 
     # -- the tree ------------------------------------------------------------------------------------
     def parent(self, node: ast.AST) -> Optional[ast.AST]:

@@ -73,9 +73,10 @@ def check_source(path: str, data: bytes, kind: str, options: Options, codes: Fro
             from .dependency_files import check_dependency_file
 
             found = check_dependency_file(path, text)
-        elif (not options.unpooled_calls and not (seeds is not None and seeds.factories)
+        elif (not options.unpooled_calls and not (seeds is not None and seeds.reach_other_files())
               and not (mentions_a_library(data, text) and may_have_findings(text, options))):
-            # (A call of a client factory of another module can be a finding in a file naming no library.)
+            # (A call of a client factory or a blocking helper of another module, a base class's client: findings
+            # in a file naming no library.)
             # Nothing to find here, so no walk; still parsed, because a file that does not parse must be
             # reported whatever it imports (a check that silently passes broken files would mislead).
             parse_source(text, path)

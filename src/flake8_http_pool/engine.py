@@ -39,6 +39,20 @@ class ModuleSeeds(NamedTuple):
 
     hot: Mapping[str, Tuple[str, str, int, str]]
     factories: Mapping[Tuple[int, int], Tuple[str, str, str, int, str]]
+    # blocking: (line, byte column) of each call of a synchronous function of another module that blocks on HTTP
+    # every run -> (blocking call, its path from the project root, line, absolute path, function called, library)
+    # (HTP403). writers: (line, byte column) of each call of a function of another module that writes a parameter
+    # to a file -> (function name, path from the project root, line of its def, absolute path, ((position or -1,
+    # parameter, "body" or "response"), ...)) (HTP201). inherited: top-level class name -> ((attribute, client
+    # constructor), ...) that `self.<attribute>` holds through a base class of another module (HTP201/203/403).
+    blocking: Mapping[Tuple[int, int], Tuple[str, str, int, str, str, str]] = {}
+    writers: Mapping[Tuple[int, int], Tuple[str, str, int, str, Tuple[Tuple[int, str, str], ...]]] = {}
+    inherited: Mapping[str, Tuple[Tuple[str, str], ...]] = {}
+
+    def reach_other_files(self) -> bool:
+        """Findings may come from these seeds in a file that names no HTTP library (a client factory's call, an
+        async def calling a blocking helper, a subclass using its base's `self.session`)."""
+        return bool(self.factories or self.blocking or self.writers or self.inherited)
 
 
 def analyze(
@@ -59,6 +73,12 @@ def analyze(
         analysis.extra_hot = {key: seed[0] for key, seed in seeds.hot.items()}
         analysis.extra_places = {key: (seed[1], seed[2], seed[3]) for key, seed in seeds.hot.items()}
         analysis.extra_factories = dict(seeds.factories)
+        analysis.extra_blocking = dict(seeds.blocking)
+        analysis.extra_writers = dict(seeds.writers)
+        if seeds.inherited:
+            from .checks.downloads import inherit_clients
+
+            inherit_clients(analysis, seeds.inherited)
     if options.unpooled_calls and source is not None:
         from .custom_calls import find_custom_calls
 

@@ -139,6 +139,13 @@ class FullFormatter(TextFormatter):
         self.out.write(f"    {line}\n    {indent}{self.style.caret('^')}\n")
 
 
+_RELATED = (
+    ("hot_file", "hot_line", "the reason this function runs many times"),
+    ("blocking_file", "blocking_line", "the blocking call the function reaches"),
+    ("writer_file", "writer_line", "the function that writes the body to a file"),
+)
+
+
 def _json_safe(details: Mapping[str, Any]) -> Dict[str, Any]:
     # Details are for fixes and may hold tree nodes; only plain values go out.
     plain = (str, int, float, bool, type(None))
@@ -279,15 +286,21 @@ class SarifFormatter(Formatter):
                 "locations": [{"physicalLocation": {"artifactLocation": location, "region": region}}],
                 "properties": {"fix": entry.fix},
             }
-            hot_file, hot_line = f.details.get("hot_file"), f.details.get("hot_line")
-            if isinstance(hot_file, str) and isinstance(hot_line, int):
-                # The loop or registration in another module that makes the function hot (the project model).
-                result["relatedLocations"] = [{
-                    "id": 1,
-                    "physicalLocation": {"artifactLocation": self._artifact(hot_file),
-                                         "region": {"startLine": hot_line}},
-                    "message": {"text": "the reason this function runs many times"},
-                }]
+            related = []
+            # Places in another module behind the finding (the project model): the loop or registration that
+            # makes the function hot; the blocking call a helper reaches (HTP403); the function writing the body
+            # to a file (HTP201).
+            for file_key, line_key, text in _RELATED:
+                place_file, place_line = f.details.get(file_key), f.details.get(line_key)
+                if isinstance(place_file, str) and place_file and isinstance(place_line, int):
+                    related.append({
+                        "id": len(related) + 1,
+                        "physicalLocation": {"artifactLocation": self._artifact(place_file),
+                                             "region": {"startLine": place_line}},
+                        "message": {"text": text},
+                    })
+            if related:
+                result["relatedLocations"] = related
             if f.code in self._index:
                 result["ruleIndex"] = self._index[f.code]
             self.out.write(("" if self._first else ",") + json.dumps(result, ensure_ascii=False))

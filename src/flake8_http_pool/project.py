@@ -181,8 +181,107 @@ def summarize(tree: ast.Module, options: Options) -> Summary:
         path = import_path(name, bindings[-1])
         if path is not None:
             exports[name] = path
-    return {"version": SUMMARY_VERSION, "functions": functions, "module_calls": module_calls, "defs": defs,
-            "classes": classes, "exports": exports, "stars": stars}
+    summary = {"version": SUMMARY_VERSION, "functions": functions, "module_calls": module_calls, "defs": defs,
+               "classes": classes, "exports": exports, "stars": stars}
+    _add_rule_facts(analysis, summary, ref_of, imported)
+    return summary
+
+
+def _add_rule_facts(analysis: Any, summary: Summary, ref_of: Callable[[ast.AST, Any], Optional[Ref]],
+                    imported: Callable[[ast.AST, Any], Optional[Ref]]) -> None:
+    """The facts HTP403, HTP201 and HTP203 need across modules, added to a module's summary:
+
+    - per function, "blocks": [blocking call, line, library] when it is a plain synchronous def that blocks on
+      HTTP every run by this module alone (checks/async_blocking.py), and "always": the calls it makes every run
+      ([ref, line, column]), through which it may block because of another module;
+    - per function, "writes": the parameters it writes to a file ([position, name, "body" or "response"]), and
+      "handoffs": the calls of other modules' functions it hands a whole body or a response to;
+    - per top-level class, "class_facts": its bases as references, the client each `self.<attribute>` holds by
+      this module's reading, and the attributes this module gives values of its own.
+    """
+    from .checks.async_blocking import blocking_functions, may_block_every_run, runs_every_time
+    from .checks.downloads import _body_expressions, _argument_of, requests_made, writer_parameters
+    from .hot_functions import function_key
+
+    functions = summary["functions"]
+    by_key = {function_key(func): func for func in analysis.facts.functions}
+    blocking = blocking_functions(analysis)
+    for key, record in functions.items():
+        func = by_key[key]
+        blocker = blocking.get(func)
+        record["blocks"] = [blocker.call, blocker.line, blocker.family] if blocker is not None else None
+        record["always"] = []
+        record["writes"] = [list(param) for param in writer_parameters(analysis, func)]
+        record["handoffs"] = []
+    # The references summarize() already made of every call, by position: resolving them again costs as much.
+    refs: Dict[Tuple[int, int], Ref] = {}
+    for record in functions.values():
+        for site in record["calls"]:
+            if site[2] == "call":
+                refs[(site[1], site[3])] = site[0]
+    for call, ctx in analysis.facts.calls:
+        func = ctx.func
+        ref = refs.get((call.lineno, call.col_offset)) if func is not None else None
+        if ref is None or functions[function_key(func)]["blocks"] or not may_block_every_run(func, analysis):
+            continue
+        if runs_every_time(analysis, call, ctx):
+            functions[function_key(func)]["always"].append([ref, call.lineno, call.col_offset])
+    for request in requests_made(analysis):
+        if not request.local or request.ctx.func is None:
+            continue
+        handed = [*_body_expressions(analysis, request), *request.uses]
+        for expr in handed:
+            found = _argument_of(analysis, expr)
+            if found is None or analysis.function_target(found[0].func, request.ctx) is not None:
+                continue  # not an argument, or a def of this module (the engine's)
+            ref = ref_of(found[0].func, request.ctx)
+            if ref is not None:
+                site = [ref, found[0].lineno, found[0].col_offset]
+                record = functions[function_key(request.ctx.func)]
+                if site not in record["handoffs"]:
+                    record["handoffs"].append(site)
+    summary["class_facts"] = _class_facts(analysis, imported)
+    # A module without `async def` holds no HTP403 for a blocking helper: its calls of one need no seed.
+    summary["has_async"] = any(func.is_async for func in analysis.facts.functions)
+
+
+def _class_facts(analysis: Any, imported: Callable[[ast.AST, Any], Optional[Ref]]) -> Dict[str, Any]:
+    """Per top-level class: "bases" (references, None where a base is not an import or a class of this module),
+    "clients" (attribute -> client constructor, as this module alone reads `self.<attribute>`) and "own" (the
+    names its body binds); the module's "stored" attributes (any `obj.<attribute> = ...` here) are kept once,
+    under "*": an inherited client overrides neither."""
+    from .bindings import class_attribute, resolve
+
+    top = analysis.facts.module_scope
+    stores = top.attribute_stores
+    # Only an attribute some value of which is a client constructor can hold a client: asking the others of
+    # every class would cost classes x attributes on a big module.
+    candidates: Set[str] = set()
+    for name, found in stores.items():
+        for store in found:
+            if name != "*" and isinstance(store.value, ast.Call):
+                meaning = resolve(store.value, store.scope)
+                if meaning is not None and meaning.kind == "client":
+                    candidates.add(name)
+                    break
+    out: Dict[str, Any] = {"*": {"stored": sorted(name for name in stores if name != "*")}}
+    for cls in analysis.facts.classes:
+        if cls.scope.parent is not top:
+            continue
+        bases: List[Optional[Ref]] = []
+        for base in cls.bases:
+            if isinstance(base, ast.Name) and any(c.name == base.id and c.scope.parent is top
+                                                  for c in analysis.facts.classes):
+                bases.append(["local", base.id])
+            else:
+                bases.append(imported(base, top))
+        clients: Dict[str, str] = {}
+        for name in sorted(candidates | set(cls.scope.bindings)):
+            meaning = class_attribute(cls, name)
+            if meaning is not None and meaning.kind == "client" and meaning.qual:
+                clients[name] = meaning.qual
+        out[cls.name] = {"bases": bases, "clients": clients, "own": sorted(cls.scope.bindings)}
+    return out
 
 
 def _unconditional(analysis: Any, node: ast.AST, func: FunctionInfo) -> bool:
@@ -214,9 +313,15 @@ def _returns_client(analysis: Any, func: FunctionInfo) -> Optional[str]:
 
 def can_matter(summary: Summary) -> Set[str]:
     """The keys of the functions whose being hot can make a finding in their module: those that make an
-    unpooled call or build a client, and the module's functions that call them (transitively)."""
+    unpooled call or build a client, and the module's functions that call them (transitively); also those whose
+    callers in other modules can have a finding (a blocking helper: HTP403 in an `async def` calling it), and
+    `Cls.__init__` for a class holding a client on `self` (a subclass elsewhere uses it: HTP203/HTP403), so that
+    modules naming them join the gate's second phase."""
     functions = summary["functions"]
-    found = {key for key, record in functions.items() if record["unpooled"] or record["client"]}
+    found = {key for key, record in functions.items()
+             if record["unpooled"] or record["client"] or record.get("blocks")}
+    found.update(f"{name}.__init__" for name, facts in summary.get("class_facts", {}).items()
+                 if name != "*" and facts["clients"])
     changed = True
     while changed:
         changed = False
@@ -350,6 +455,8 @@ class Project:
         self.modules = modules
         self.summaries = summaries
         self._load = load
+        # Summarizes any project module, whatever it imports (set by `gather`): the modules of writer functions.
+        self.demand: Optional[Callable[[str], Optional[Summary]]] = None
 
     def summary(self, path: str) -> Optional[Summary]:
         if path not in self.summaries:
@@ -485,8 +592,172 @@ def solve(project: Project) -> Dict[str, Seeds]:
         hot_seeds.setdefault(path, {})[key] = (reason, project.modules.relative(state.place[0]), state.place[1],
                                                state.place[0])
     factories = _factory_calls(project)
-    return {path: ModuleSeeds(hot_seeds.get(path, {}), factories.get(path, {}))
-            for path in sorted(set(hot_seeds) | set(factories))}
+    rules = blocking_and_writers(project)
+    return {path: ModuleSeeds(hot_seeds.get(path, {}), factories.get(path, {}), **rules.get(path, {}))
+            for path in sorted(set(hot_seeds) | set(factories) | set(rules))}
+
+
+def blocking_and_writers(project: Project) -> Dict[str, Dict[str, Any]]:
+    """The seeds of HTP403, HTP201 and HTP203 across modules, per file (engine.ModuleSeeds' `blocking`,
+    `writers` and `inherited`):
+
+    - synchronous functions that block on HTTP every run, as a fixpoint through the calls each makes every run
+      (a function blocking because of its own module is the engine's; here the chains crossing modules), and
+      every call of one from another module;
+    - calls handing a whole body or a response to a function of another module that writes that parameter to
+      a file (that module is summarized on demand: it need not name any HTTP library);
+    - the clients a class's `self.<attribute>` holds through base classes defined in other modules.
+    """
+    out: Dict[str, Dict[str, Any]] = {}
+    memo: Dict[Tuple[str, str, str, Tuple[str, ...]], Optional[Tuple[str, str]]] = {}
+
+    def resolve(ref: Ref, importer: str) -> Optional[Tuple[str, str]]:
+        key = (importer, ref[0], ref[1], tuple(ref[2]) if ref[0] == "import" else ())
+        if key not in memo:
+            memo[key] = project.resolve(ref, importer)
+        return memo[key]
+
+    def record_of(target: Tuple[str, str]) -> Optional[Dict[str, Any]]:
+        summary = project.summary(target[0])
+        return summary["functions"].get(target[1]) if summary else None
+
+    paths = [path for path in list(project.summaries) if project.summaries.get(path)]
+    # -- writers (first: the modules of the functions handed a body are read now, whatever they import, before
+    # any reference into them is resolved and remembered).
+    for path in paths:
+        for record in project.summaries[path]["functions"].values():  # type: ignore[index]
+            for ref, line, col in record.get("handoffs", ()):
+                _demand(project, ref, path)
+                target = resolve(ref, path)
+                writer = record_of(target) if target is not None and target[0] != path else None
+                if writer and writer.get("writes"):
+                    seeds = out.setdefault(path, {}).setdefault("writers", {})
+                    seeds[(line, col)] = (writer["name"], project.modules.relative(target[0]),  # type: ignore[index]
+                                          writer["line"], target[0],  # type: ignore[index]
+                                          tuple(tuple(param) for param in writer["writes"]))
+    # -- blocking: roots, then callers that call a blocking function every run, across modules.
+    blocks: Dict[Tuple[str, str], Tuple[str, str, int, str]] = {}
+    callers: Dict[Tuple[str, str], List[Tuple[str, str]]] = {}
+    for path in paths:
+        for key, record in project.summaries[path]["functions"].items():  # type: ignore[index]
+            if record.get("blocks"):
+                blocks[(path, key)] = (record["blocks"][0], path, record["blocks"][1], record["blocks"][2])
+    if blocks:
+        for path in paths:
+            for key, record in project.summaries[path]["functions"].items():  # type: ignore[index]
+                for ref, _, _ in record.get("always", ()):
+                    target = resolve(ref, path)
+                    if target is not None and target != (path, key):
+                        callers.setdefault(target, []).append((path, key))
+        queue = list(blocks)
+        while queue:
+            callee = queue.pop()
+            for caller in callers.get(callee, ()):
+                if caller not in blocks:
+                    blocks[caller] = blocks[callee]
+                    queue.append(caller)
+        for path in paths:
+            if not project.summaries[path].get("has_async", True):  # type: ignore[union-attr]
+                continue
+            for record in project.summaries[path]["functions"].values():  # type: ignore[index]
+                for ref, line, kind, col in record["calls"]:
+                    if kind != "call" or ref[0] == "local":
+                        continue
+                    target = resolve(ref, path)
+                    if target is None or target[0] == path or target not in blocks:
+                        continue
+                    call, root, root_line, family = blocks[target]
+                    callee = record_of(target)
+                    seeds = out.setdefault(path, {}).setdefault("blocking", {})
+                    seeds[(line, col)] = (call, project.modules.relative(root), root_line, root,
+                                          callee["name"] if callee else target[1], family)
+    # -- clients inherited from base classes of other modules.
+    for path in paths:
+        facts = project.summaries[path].get("class_facts", {})  # type: ignore[union-attr]
+        stored = set(facts.get("*", {}).get("stored", ()))
+        for name, cls in facts.items():
+            if name == "*":
+                continue
+            inherited: Dict[str, str] = {}
+            for base in cls["bases"]:
+                if base is None or base[0] == "local":
+                    continue  # a base of this module: the engine reads it, and hands on what it inherits
+                found = _resolve_class(project, base, path, 0)
+                if found is not None and found[0] != path:
+                    for attribute, constructor in _class_clients(project, found, 0).items():
+                        inherited.setdefault(attribute, constructor)
+            for attribute in list(inherited):
+                if attribute in cls["clients"] or attribute in cls["own"] or attribute in stored:
+                    del inherited[attribute]
+            if inherited:
+                seeds = out.setdefault(path, {}).setdefault("inherited", {})
+                seeds[name] = tuple(sorted(inherited.items()))
+    return out
+
+
+def _demand(project: Project, ref: Ref, importer: str) -> None:
+    """Summarize, if the gate left them out, the project modules `ref` may name (`project.demand`, set by
+    `gather`): a writer function's module need not import any HTTP library."""
+    demand = getattr(project, "demand", None)
+    if demand is None or ref[0] != "import":
+        return
+    absolute = project.modules.absolute(ref[1], importer)
+    if absolute is None:
+        return
+    parts = absolute.split(".") + list(ref[2])
+    for cut in range(len(parts), 0, -1):
+        module = project.modules.module(".".join(parts[:cut]), importer)
+        if module is not None:
+            if project.summaries.get(module) is None:
+                project.summaries[module] = demand(module)
+            return
+
+
+def _resolve_class(project: Project, ref: Ref, importer: str, depth: int) -> Optional[Tuple[str, str]]:
+    """The project class (file, top-level class name) that a base class reference names, or None."""
+    if depth > 8:
+        return None
+    if ref[0] == "local":
+        return importer, ref[1]
+    absolute = project.modules.absolute(ref[1], importer)
+    if absolute is None:
+        return None
+    parts = absolute.split(".") + list(ref[2])
+    for cut in range(len(parts) - 1, 0, -1):
+        module = project.modules.module(".".join(parts[:cut]), importer)
+        if module is None:
+            continue
+        summary = project.summary(module)
+        rest = parts[cut:]
+        if summary is None:
+            return None
+        if len(rest) == 1 and rest[0] in summary.get("class_facts", {}) and rest[0] != "*":
+            return module, rest[0]
+        if rest[0] in summary["exports"]:
+            return _resolve_class(project, ["import", summary["exports"][rest[0]], rest[1:]], module, depth + 1)
+        return None
+    return None
+
+
+def _class_clients(project: Project, cls: Tuple[str, str], depth: int) -> Dict[str, str]:
+    """The clients `self.<attribute>` holds in instances of a project class: its module's reading, then what
+    its bases (of any module) hold, where the class gives the attribute no value of its own."""
+    summary = project.summary(cls[0])
+    facts = (summary or {}).get("class_facts", {}).get(cls[1])
+    if facts is None or depth > 8:
+        return {}
+    found = dict(facts["clients"])
+    stored = set(summary.get("class_facts", {}).get("*", {}).get("stored", ()))  # type: ignore[union-attr]
+    for base in facts["bases"]:
+        if base is None:
+            continue
+        target = _resolve_class(project, base, cls[0], 0)
+        if target is None or target == cls:
+            continue
+        for attribute, constructor in _class_clients(project, target, depth + 1).items():
+            if attribute not in facts["own"] and attribute not in stored:  # this module's own value wins
+                found.setdefault(attribute, constructor)
+    return found
 
 
 def _factory_calls(project: Project) -> Dict[str, Dict[Tuple[int, int], Tuple[str, str, str, int, str]]]:
@@ -568,6 +839,15 @@ def gather(paths: List[str], options_of: Callable[[str], Options],
         else:
             rest.append(path)
     project = Project(modules, summaries, load)  # type: ignore[arg-type]
+
+    def demand(path: str) -> Optional[Summary]:
+        if path not in modules._known:
+            return None  # outside the project: never read
+        options = options_of(path)
+        got = read(path, options)
+        return _summary_or_none(parse(got[1], path) if got is not None else None, options)
+
+    project.demand = demand
 
     # A file joins in phase 2 when its bytes name a function (or the class of a constructor) that can matter
     # AND the last part of that function's module name, which every import of it names (`from app.http import

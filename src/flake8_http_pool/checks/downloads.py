@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, Dict, Iterator, List, NamedTuple, Optional, Set, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, NamedTuple, Optional, Set, Tuple
 
-from ..bindings import ASSIGN, WITH, Binding, Meaning, Scope, callee_name, lookup
+from ..bindings import ASSIGN, PARAM, WITH, Binding, Meaning, Scope, callee_name, lookup
 from ..finding import Hit
 from ..libraries import CLIENT_CONSTRUCTORS, REQUESTS_STYLE, constructor_family
 from ..walk import Ctx
@@ -18,6 +18,8 @@ if TYPE_CHECKING:  # pragma: no cover
 _REQUESTS_CLIENTS = frozenset({"requests.Session", "requests.session", "niquests.Session"})
 _OPENERS = frozenset({"open", "fdopen", "NamedTemporaryFile", "TemporaryFile", "SpooledTemporaryFile"})
 _BODY_ATTRS = frozenset({"content", "text"})
+# The calls `_written` recognizes as writing to a file.
+_WRITERS = frozenset({"write", "writelines", "write_bytes", "write_text", "copyfileobj"})
 _BODY_METHODS = frozenset({"read", "text", "aread"})
 _STREAM_APIS = frozenset({"iter_content", "iter_lines", "raw"})
 _CLOSERS = frozenset({"close", "release_conn", "aclose"})
@@ -382,16 +384,21 @@ def _written(
 
 
 def unstreamed_download(analysis: "Analysis") -> Iterator[Hit]:
-    """HTP201: a whole response body written to a file (not where HTP202 already reports the request)."""
+    """HTP201: a whole response body written to a file (not where HTP202 already reports the request), here or
+    by a project function it is handed to (`handed_to_writer`)."""
     htp202 = _htp202(analysis)
     for request in requests_made(analysis):
         if not request.local or id(request.call) in htp202:
             continue
+        library = _library(request.meaning)
+        fields = {"call": _call_name(analysis, request), "remedy": _stream_remedy(library),
+                  "written_by": "it is written to a file"}
+        handoff: Optional[Tuple[ast.Call, Writer]] = None
         for body in _body_expressions(analysis, request):
             write = _written(analysis, body, request.ctx)
             if write is None:
+                handoff = handoff or handed_to_writer(analysis, body, request.ctx, "body")
                 continue
-            library = _library(request.meaning)
             details = _where(analysis, request)
             details.update(
                 body=span(body),
@@ -399,8 +406,141 @@ def unstreamed_download(analysis: "Analysis") -> Iterator[Hit]:
                 writer=callee_name(write.func),
                 stream=_stream_keyword(request.call),
             )
-            yield Hit(request.call, {"call": _call_name(analysis, request), "remedy": _stream_remedy(library)}, details)
+            yield Hit(request.call, fields, details)
             break
+        else:
+            for use in request.uses:
+                handoff = handoff or handed_to_writer(analysis, use, request.ctx, "response")
+            if handoff is None:
+                continue
+            call, writer = handoff
+            where = f"{writer.path}:{writer.line}" if writer.path else f"line {writer.line}"
+            details = _where(analysis, request)
+            # `writer` is neither `write` nor `write_bytes`: the body is written in another function, so the fix
+            # has nothing to rewrite here and the site is report-only.
+            details.update(write=span(call), writer="a project function", handed_to=writer.name,
+                           writer_line=writer.line, stream=_stream_keyword(request.call))
+            if writer.path:
+                details.update(writer_path=writer.path, writer_file=writer.file)
+            fields["written_by"] = f"it is handed to {writer.name}() ({where}), which writes it to a file"
+            yield Hit(request.call, fields, details)
+
+
+class Writer(NamedTuple):
+    """A project function that writes one of its parameters to a file: its name, where it is (path from the
+    project root and absolute path, both "" in this module; the line of its def)."""
+
+    name: str
+    path: str
+    line: int
+    file: str
+
+
+def writer_parameters(analysis: "Analysis", func: Any) -> Tuple[Tuple[int, str, str], ...]:
+    """The parameters `func` writes to a file: (position among the caller's positional arguments, -1 for
+    keyword-only; name; "body" when the parameter itself is written, "response" when its `.content` / `.text`
+    is). A method's `self` / `cls` takes no position. Computed once per function."""
+    cache: Dict[int, Tuple[Tuple[int, str, str], ...]] = analysis.__dict__.setdefault("_writer_parameters", {})
+    if id(func.node) in cache:
+        return cache[id(func.node)]
+    cache[id(func.node)] = ()
+    writing: Optional[Set[int]] = analysis.__dict__.get("_functions_writing")
+    if writing is None:
+        # Only a function calling a writer can write a parameter: most functions are answered without a look.
+        writing = {id(ctx.func.node) for call, ctx in analysis.facts.calls
+                   if ctx.func is not None and callee_name(call.func) in _WRITERS}
+        analysis.__dict__["_functions_writing"] = writing
+    if id(func.node) not in writing:
+        return ()
+    args = func.node.args
+    positional = [*getattr(args, "posonlyargs", ()), *args.args]
+    decorators = {getattr(d, "id", "") for d in func.node.decorator_list}
+    if func.cls is not None and func.parent is None and "staticmethod" not in decorators and positional:
+        positional = positional[1:]
+    params = [(i, a.arg) for i, a in enumerate(positional)] + [(-1, a.arg) for a in args.kwonlyargs]
+    found: List[Tuple[int, str, str]] = []
+    for position, name in params:
+        kind = ""
+        for use in analysis.name_uses_in(name, func):
+            binding = lookup(name, use.ctx.scope, (use.node.lineno, use.node.col_offset))
+            if binding is None or binding.kind != PARAM or binding.scope is not func.scope:
+                continue
+            if _written(analysis, use.node, use.ctx) is not None:
+                kind = "body"
+                break
+            parent = analysis.parent(use.node)
+            grand = analysis.parent(parent) if parent is not None else None
+            if (isinstance(parent, ast.Attribute) and parent.value is use.node and parent.attr in _BODY_ATTRS
+                    and not (isinstance(grand, ast.Call) and grand.func is parent)
+                    and _written(analysis, _through_conversions(analysis, parent), use.ctx) is not None):
+                kind = "response"
+                break
+        if kind:
+            found.append((position, name, kind))
+    cache[id(func.node)] = tuple(found)
+    return cache[id(func.node)]
+
+
+def _argument_of(analysis: "Analysis", expr: ast.expr) -> Optional[Tuple[ast.Call, int, Optional[str]]]:
+    """The call `expr` is an argument of: (call, position or -1, keyword name or None); None when it is not."""
+    parent = analysis.parent(expr)
+    if isinstance(parent, ast.Await):
+        expr, parent = parent, analysis.parent(parent)
+    if isinstance(parent, ast.keyword) and parent.arg is not None:
+        call = analysis.parent(parent)
+        return (call, -1, parent.arg) if isinstance(call, ast.Call) else None
+    if isinstance(parent, ast.Call) and parent.func is not expr:
+        for position, arg in enumerate(parent.args):
+            if arg is expr:
+                if any(isinstance(a, ast.Starred) for a in parent.args[:position]):
+                    return None
+                return parent, position, None
+        for keyword in parent.keywords:  # the tree's parents skip `keyword` nodes
+            if keyword.value is expr and keyword.arg is not None:
+                return parent, -1, keyword.arg
+    return None
+
+
+def handed_to_writer(analysis: "Analysis", expr: ast.expr, ctx: Ctx, kind: str) -> Optional[Tuple[ast.Call, Writer]]:
+    """The call handing `expr` (a whole body, or the response: `kind`) to a project function that writes that
+    parameter (a body) or its `.content` / `.text` (a response) to a file: a def of this module, or of another
+    module as the project model hands it in (`analysis.extra_writers`)."""
+    found = _argument_of(analysis, expr)
+    if found is None:
+        return None
+    call, position, keyword = found
+    seed = analysis.extra_writers.get((call.lineno, call.col_offset))
+    if seed is not None:
+        params: Tuple[Tuple[int, str, str], ...] = seed[4]
+        writer = Writer(seed[0], seed[1], seed[2], seed[3])
+    else:
+        target = analysis.function_target(call.func, ctx)
+        if target is None:
+            return None
+        params = writer_parameters(analysis, target)
+        writer = Writer(target.qualname, "", target.node.lineno, "")
+    for param_position, name, written in params:
+        if written == kind and ((keyword is None and position == param_position) or keyword == name):
+            return call, writer
+    return None
+
+
+def inherit_clients(analysis: "Analysis", inherited: Mapping[str, Tuple[Tuple[str, str], ...]]) -> None:
+    """`self.<attribute>` of a top-level class (and of this module's classes derived from it) holds the client a
+    base class of another module stores there (the project model's `inherited` seeds), unless this module
+    gives that attribute a value of its own."""
+    top = analysis.facts.module_scope
+    seeded = {cls: dict(inherited[cls.name]) for cls in analysis.facts.classes
+              if cls.scope.parent is top and cls.name in inherited}
+    if not seeded:
+        return
+    stores = top.attribute_stores
+    for cls in analysis.facts.classes:
+        for ancestor in cls.ancestors():
+            for attribute, constructor in seeded.get(ancestor, {}).items():
+                if attribute in stores or cls.scope.bindings.get(attribute):
+                    continue  # a value this module gives: the engine's own reading decides
+                cls._instance_attributes.setdefault(attribute, Meaning("client", constructor, None))
 
 
 def _stream_remedy(library: Optional[str]) -> str:

@@ -7,10 +7,10 @@ RULE = Rule(
     code="HTP201",
     name="unstreamed-download",
     summary="A whole response body held in memory, then written to a file",
-    message="response body of {call}() is held whole in memory before it is written to a file; {remedy}",
+    message="response body of {call}() is held whole in memory before {written_by}; {remedy}",
     fix=FIX_UNSAFE,
     fix_sites=(
-        'report only for a file opened for appending (or with a mode that is not a literal), a body used again after the write or read another way, or where a stub may stand for the response (the project patches or wraps the request function, method or client class, or the client is not bound to its constructor)'
+        'report only where the body is handed to a function that writes it (the write is in that function), for a file opened for appending (or with a mode that is not a literal), a body used again after the write or read another way, or where a stub may stand for the response (the project patches or wraps the request function, method or client class, or the client is not bound to its constructor)'
     ),
     fix_title="Stream the body to the file in chunks",
     check=downloads.unstreamed_download,
@@ -19,7 +19,10 @@ Checks for downloads that read the whole response body and then write it to a fi
 (requests, niquests, httpx), `r.read()` (httpx), `await resp.read()` / `await resp.text()` (aiohttp), or
 `urllib.request.urlopen(...).read()`, written with `f.write(...)` to an opened file,
 `Path.write_bytes()` / `write_text()`, or `shutil.copyfileobj(io.BytesIO(...), f)` - directly or through a
-local name that holds the body.
+local name that holds the body - or handed to a project function that writes that parameter to a file
+(`save(path, r.content)` where `save` does `open(p, "wb").write(data)`), or the response handed to one that
+writes its `.content` / `.text` (`save_cover(r)`); the message then names that function and where it is.
+`check` follows such a function into another module of the project (under `--preview` for now).
 
 The request must be made in the same function, through the library or through a client bound there. It is
 reported at the request call, where `stream=True` goes, and also when the request already passes
@@ -102,6 +105,20 @@ No fix is offered (report only, the finding stays) where:
     ),
     valid=(
         """\
+# handed to a function that writes a different parameter
+import requests
+
+
+def save(path, data):
+    with open(path, "w") as f:
+        f.write(path)
+
+
+def download(url, path):
+    r = requests.get(url, timeout=30)
+    save(path, r.content)
+""",
+        """\
 # streamed with httpx.stream and iter_bytes
 import httpx
 
@@ -155,6 +172,20 @@ def save(url, path):
 """,
     ),
     invalid=(
+        """\
+# the body handed to a function that writes it to a file
+import requests
+
+
+def save(path, data):
+    with open(path, "wb") as f:
+        f.write(data)
+
+
+def download(url, path):
+    r = requests.get(url, timeout=30)  # HTP201
+    save(path, r.content)
+""",
         """\
 # stream=True then .content still holds it all
 from pathlib import Path

@@ -7,7 +7,7 @@ RULE = Rule(
     code="HTP403",
     name="blocking-http-in-async",
     summary="A blocking HTTP call inside an async def, which stalls the event loop",
-    message="blocking {call}() inside async def {function}() stalls the event loop for the whole request; use {alternative}, or await asyncio.to_thread(...)",
+    message="blocking {call}(){via} inside async def {function}() stalls the event loop for the whole request; use {alternative}, or await asyncio.to_thread({offload})",
     fix=FIX_NONE,
     fix_title="",
     check=async_blocking.blocking_http_in_async,
@@ -19,7 +19,16 @@ the same function, at module level (including the `_HTTP_SESSION` that HTP102's 
 session still blocks), stored on `self` by the class, or a parameter annotated as one. Creating the
 client is not reported, nor is code in a nested plain `def` or `lambda` (it runs wherever it is called),
 `aiohttp.request()`, `grequests.get()` (which only builds a request), or anything on `httpx.AsyncClient`
-and aiohttp sessions.""",
+and aiohttp sessions.
+
+Also reported: a call, in the body of an `async def`, of a synchronous project function that makes such a
+blocking call on every run, directly or through other functions that do (`def get_json(u): return
+requests.get(u).json()` called as `get_json(u)` in a coroutine); the message names the blocking call it
+reaches and where it is. "Every run" means the call is in the function's own body under no `if`, loop or
+`except`, and no earlier statement may return or raise first: a helper that only sometimes makes the request
+is left alone, as are generators, decorated functions (a decorator may make a coroutine of it or cache it),
+`async def` helpers, and a helper handed to `asyncio.to_thread` or `loop.run_in_executor` (passed, not
+called). `check` follows such helpers into other modules of the project (under `--preview` for now).""",
     why_bad="""\
 An event loop runs one task at a time, and a task only lets the others run when it awaits. A synchronous
 request never awaits: for its whole round trip - DNS lookup, connect, TLS handshake, the server's time,
@@ -56,6 +65,26 @@ thread with `await asyncio.to_thread(requests.get, url)`.""",
         "https://docs.python.org/3/library/asyncio-dev.html#running-blocking-code",
     ),
     valid=(
+        """\
+# a blocking helper run in a worker thread, and one that requests only sometimes
+import asyncio
+import requests
+
+
+def get_json(url):
+    return requests.get(url, timeout=10).json()
+
+
+def cached_json(url, cache):
+    if url in cache:
+        return cache[url]
+    return requests.get(url, timeout=10).json()
+
+
+async def handle(request, cache):
+    fresh = await asyncio.to_thread(get_json, UPSTREAM_URL)
+    return fresh, cached_json(UPSTREAM_URL, cache)
+""",
         """\
 # handed to asyncio.to_thread, not called
 import asyncio
@@ -106,6 +135,18 @@ async def fetch(url):
 """,
     ),
     invalid=(
+        """\
+# a synchronous helper that blocks on every call
+import requests
+
+
+def get_json(url):
+    return requests.get(url, timeout=10).json()
+
+
+async def handle(request):
+    return get_json(UPSTREAM_URL)  # HTP403
+""",
         """\
 # a requests session created in the coroutine
 import requests

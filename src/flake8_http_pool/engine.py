@@ -102,9 +102,11 @@ def check_source(source: str, options: Options = DEFAULT_OPTIONS, filename: str 
     return analyze(tree, options, source=source)
 
 
-def check_lines(tree: ast.Module, lines: Sequence[str], options: Options = DEFAULT_OPTIONS) -> List[Finding]:
-    """The flake8 path: reuse flake8's tree, gate on its lines."""
+def check_lines(tree: ast.Module, lines: Sequence[str], options: Options = DEFAULT_OPTIONS,
+                seeds: Optional[ModuleSeeds] = None) -> List[Finding]:
+    """The flake8 path: reuse flake8's tree, gate on its lines. `seeds`: the project model's, for this file."""
     text = "".join(lines)
-    if not may_have_findings(text, options):
+    # A call of a client factory of another module can be a finding in a file naming no library.
+    if not may_have_findings(text, options) and not (seeds is not None and seeds.factories):
         return []
-    return analyze(tree, options, source=text)
+    return analyze(tree, options, source=text, seeds=seeds)

@@ -35,12 +35,15 @@ Summary = Dict[str, Any]
 # Per file, what the engine gets (engine.ModuleSeeds): functions made hot and factory calls, from other modules.
 Seeds = ModuleSeeds
 
-SUMMARY_VERSION = 1  # bump when the summary's shape or meaning changes (a later cache keys on it)
+SUMMARY_VERSION = 2  # bump when the summary's shape or meaning changes (a later cache keys on it)
 
 # Call kinds in a summary: "call", a call of the function (an edge of the call graph); else the reason the site
 # makes the function it names hot, as hot_functions.py words it ("called in a loop", "mapped over items",
 # "passed as a callable in a loop", "registered with add_url_rule()", ...).
 _CALLED_IN_A_LOOP = "called in a loop"
+# Decorators that make a function hand out the same result on every call: a factory so decorated is not one.
+_CACHING_DECORATORS = frozenset({"lru_cache", "cache", "cached", "memoize", "memoized", "cached_property",
+                                 "singleton"})
 _WORD = re.compile(rb"[^\W\d]\w*")  # an identifier, in bytes (non-ASCII source is searched as UTF-8)
 _BRANCHES = (ast.If, ast.IfExp, ast.For, ast.AsyncFor, ast.While, ast.ExceptHandler, ast.BoolOp,
              ast.comprehension, ast.Lambda) + tuple(getattr(ast, n) for n in ("match_case",) if hasattr(ast, n))
@@ -196,7 +199,15 @@ def _unconditional(analysis: Any, node: ast.AST, func: FunctionInfo) -> bool:
 
 def _returns_client(analysis: Any, func: FunctionInfo) -> Optional[str]:
     """The constructor of the client `func` builds and returns (`s = requests.Session(); ...; return s`): it is
-    a client factory. None when it returns none."""
+    a client factory. None when it returns none, or returns one it keeps: a cached function (`@lru_cache`,
+    `@cache`) or a client held in a module global (`global _SHARED ... return _SHARED`) hands out one client."""
+    for decorator in func.node.decorator_list:
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        name = dotted_name(target) or ""
+        if name.split(".")[-1] in _CACHING_DECORATORS:
+            return None
+    kept = {name for node in ast.walk(func.node) if isinstance(node, (ast.Global, ast.Nonlocal))
+            for name in node.names}
     for node in ast.walk(func.node):
         if not isinstance(node, ast.Return) or node.value is None:
             continue
@@ -204,6 +215,8 @@ def _returns_client(analysis: Any, func: FunctionInfo) -> Optional[str]:
         while owner is not None and not isinstance(owner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
             owner = analysis.parent(owner)
         if owner is not func.node:
+            continue
+        if isinstance(node.value, ast.Name) and node.value.id in kept:
             continue
         meaning = analysis.meaning(node.value, func.scope)
         if meaning is not None and meaning.kind == "client":

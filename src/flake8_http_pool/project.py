@@ -45,6 +45,9 @@ _CALLED_IN_A_LOOP = "called in a loop"
 _CACHING_DECORATORS = frozenset({"lru_cache", "cache", "cached", "memoize", "memoized", "cached_property",
                                  "singleton"})
 _WORD = re.compile(rb"[^\W\d]\w*")  # an identifier, in bytes (non-ASCII source is searched as UTF-8)
+# An import statement, in bytes: `import a.b as c`, `from .a import b, c`, `from a import (\n b,\n c)`.
+_IMPORT_STATEMENT = re.compile(rb"^[ \t]*(?:from[ \t]+[\w. \t]+?import[ \t]*(?:\([^)]*\)|[^\n]*)|import[ \t][^\n]*)",
+                               re.MULTILINE)
 _BRANCHES = (ast.If, ast.IfExp, ast.For, ast.AsyncFor, ast.While, ast.ExceptHandler, ast.BoolOp,
              ast.comprehension, ast.Lambda) + tuple(getattr(ast, n) for n in ("match_case",) if hasattr(ast, n))
 
@@ -537,14 +540,25 @@ class Needles(NamedTuple):
     tokens: Dict[str, Set[str]]
 
     def match(self, data: bytes) -> bool:
-        """The file's bytes name what can matter: a function's name AND its module's (see `project_seeds`)."""
+        """The file's bytes name what can matter: a function's name AND its module's, the module's in an import
+        statement or after a dot (`import app` then `app.http.get_json()`): a reference to another module's
+        function is made through an import (see `project_seeds`)."""
         words = self.wanted.intersection(_WORD.findall(data))
         if not words:
             return False
         names = {word.decode("utf-8", "replace") for word in words}
-        if b"import *" in data and any(names & found for found in self.tokens.values()):
+        modules = {token for found in self.tokens.values() for token in found} & names
+        if not modules:
+            return False
+        imported = {word.decode("utf-8", "replace") for statement in _IMPORT_STATEMENT.findall(data)
+                    for word in _WORD.findall(statement)}
+        reached = {token for token in modules
+                   if token in imported or re.search(rb"\.%s\b" % re.escape(token.encode("utf-8")), data)}
+        if not reached:
+            return False
+        if b"import *" in data:
             return True  # may re-export what can matter: `from .http import *` in a package's __init__.py
-        return any(names & self.tokens[module] for name in names for module in self.needles.get(name, ()))
+        return any(reached & self.tokens[module] for name in names for module in self.needles.get(name, ()))
 
 
 def searchable(data: bytes, text: Optional[str]) -> bytes:
@@ -722,7 +736,14 @@ def _solve_gated(paths: List[str], first: First, search: Search, load_summary: L
         rest = [path for path in rest if path not in joined]
         if not joined:
             break
-        resolved_calls.clear()  # references into the modules that joined resolve now
+        # References into the modules that joined resolve now; one that resolved already stays as it was (it
+        # went through summaries that have not changed).
+        for path, targets in resolved_calls.items():
+            record = summaries[path]["functions"]  # type: ignore[index]
+            for key, called in targets.items():
+                if None in called:
+                    targets[key] = [target if target is not None else project.resolve(site[0], path)
+                                    for target, site in zip(called, record[key]["calls"])]
         grew = False
         while any([grow(path) for path in list(summaries)]):
             grew = True

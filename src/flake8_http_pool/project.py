@@ -64,9 +64,13 @@ def summarize(tree: ast.Module, options: Options, analysis: Any = None) -> Summa
 
     if analysis is None:
         analysis = Analysis(tree, options)
-    places: Dict[FunctionInfo, int] = {}
-    unresolved: List[Unresolved] = []
-    hot = find_hot_functions(analysis, places, unresolved)
+    if not analysis.extra_hot:  # unseeded: the check's own search for hot functions is this module's alone
+        hot = analysis.hot
+        places: Dict[FunctionInfo, int] = analysis.hot_places
+        unresolved: List[Unresolved] = analysis.unresolved_sites
+    else:
+        places, unresolved = {}, []
+        hot = find_hot_functions(analysis, places, unresolved)
 
     relative: Dict[Tuple[Tuple[int, int], str], str] = {}  # (binding position, local name) -> ".mod.name"
     stars: List[str] = []

@@ -113,3 +113,15 @@ def test_the_project_path_leaves_libcst_and_ast_grep_unimported(tmp_path: Path) 
     done = subprocess.run([sys.executable, "-c", probe], cwd=root, capture_output=True, text=True, timeout=180)
     assert _FOUND in done.stdout, done.stdout + done.stderr
     assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_a_tree_over_the_project_limit_is_checked_module_by_module(tmp_path: Path) -> None:
+    """A root holding more files than FLAKE8_HTTP_POOL_PROJECT_LIMIT (a pyenv root, a monorepo) is not solved
+    by every flake8 process: its files are checked alone, and nothing is cached."""
+    root = _project(tmp_path)
+    environment = dict(os.environ, FLAKE8_HTTP_POOL_PROJECT_LIMIT="2")
+    done = subprocess.run([sys.executable, "-m", "flake8", "--isolated", "--select", "HTP", "app/http.py"], cwd=root,
+                          capture_output=True, text=True, timeout=180, env=environment)
+    assert (done.stdout, done.stderr) == ("", "")
+    assert not (root / CACHE).exists()
+    assert _flake8(root, "app/http.py").stdout.startswith(_FOUND)

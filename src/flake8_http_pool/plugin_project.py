@@ -27,6 +27,13 @@ SKIPPED = frozenset({".git", ".hg", ".svn", ".tox", ".nox", ".venv", "venv", "en
                      "node_modules", "__pycache__", "build", "dist", ".eggs", ".mypy_cache", ".ruff_cache",
                      ".pytest_cache"})
 
+# A "project" of more Python files than this is a tree of many projects (a pyenv root holding every Python's
+# standard library under one .git, a monorepo's root): each flake8 process would walk it and the first would
+# summarize all of it before the file in hand could be reported. The plugin then checks modules alone; `check`
+# (which is given the files) has no limit. FLAKE8_HTTP_POOL_PROJECT_LIMIT changes it (0: no limit).
+PROJECT_LIMIT = 10_000
+ENV_PROJECT_LIMIT = "FLAKE8_HTTP_POOL_PROJECT_LIMIT"
+
 # Per process: the solved seeds of each (root, options, excludes) met so far, and each folder's root.
 _SOLVED: Dict[Tuple[str, Options, Tuple[str, ...]], Dict[str, ModuleSeeds]] = {}
 _ROOTS: Dict[str, Optional[str]] = {}
@@ -83,7 +90,12 @@ def solved_project(root: str, options: Options, exclude: Sequence[str] = ()) -> 
     from .project_cache import (CACHE_DIR_NAME, ProjectCache, cache_folder, content_hash, options_fingerprint)
 
     folder = cache_folder(root)
-    files = list(project_files(root, exclude, os.path.basename(folder) or CACHE_DIR_NAME))
+    limit = _limit()
+    files: List[str] = []
+    for path in project_files(root, exclude, os.path.basename(folder) or CACHE_DIR_NAME):
+        files.append(path)
+        if limit and len(files) > limit:
+            return {}  # see PROJECT_LIMIT
     if len(files) < 2:
         return {}
     cache = ProjectCache.open(folder)
@@ -137,3 +149,10 @@ def _solved(blob: Any, state: str) -> Optional[Dict[str, ModuleSeeds]]:
     if isinstance(blob, tuple) and len(blob) == 2 and blob[0] == state and isinstance(blob[1], dict):
         return blob[1]
     return None
+
+
+def _limit() -> int:
+    try:
+        return max(0, int(os.environ.get(ENV_PROJECT_LIMIT, PROJECT_LIMIT)))
+    except ValueError:
+        return PROJECT_LIMIT

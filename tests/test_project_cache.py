@@ -187,3 +187,13 @@ def test_a_changed_setting_is_a_miss_not_a_stale_finding(tmp_path: Path) -> None
     hot = _check(root, "--hot-decorators", "every_minute")
     assert "decorated with @every_minute at app/sync.py:4" in hot.stdout, hot.stdout + hot.stderr
     assert _check(root).stdout == ""
+
+
+def test_a_cached_result_shows_the_path_as_given_this_time(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    assert "./app/http.py:5:12: HTP102" in _check(root).stdout  # cached under `./app/http.py`
+    environment = dict(os.environ)
+    environment.pop("FLAKE8_HTTP_POOL_CACHE_DIR", None)
+    named = subprocess.run([sys.executable, "-m", "flake8_http_pool", "check", "--isolated", "-q", "app/http.py",
+                            "app/sync.py"], cwd=root, capture_output=True, text=True, timeout=180, env=environment)
+    assert named.stdout.startswith("app/http.py:5:12: HTP102"), named.stdout + named.stderr

@@ -48,7 +48,9 @@ def _python_result(path: str, settings: Any, cache: Optional[ProjectCache], seed
     if seeds is not None:
         key = (codes, seeds_key(seeds))
         result = entry.get("seeded", {}).get(key)
-        if result is None:
+        if result is not None:
+            result = result._replace(path=path)  # cached under another spelling of the path (`./a.py`, `a.py`)
+        else:
             log_parse(path)
             result = check_source(path, data, PYTHON, options, settings.codes, seeds)
             if cache is not None:
@@ -59,7 +61,8 @@ def _python_result(path: str, settings: Any, cache: Optional[ProjectCache], seed
     result = entry.get("results", {}).get(codes)
     gated = entry.get("gated")
     if result is not None and gated is not None and (not gated or "summary" in entry):
-        return result, _FIRST if gated else _REST, entry.get("summary")
+        # The entry is the file's whatever the path's spelling (`./a.py`, `a.py`, absolute): shown as given now.
+        return result._replace(path=path), _FIRST if gated else _REST, entry.get("summary")
     held: List[Any] = []
     log_parse(path)
     result = check_source(path, data, PYTHON, options, settings.codes, on_analysis=held.append)

@@ -525,14 +525,17 @@ def test_the_hot_decorators_option_of_the_config_reaches_other_modules(tmp_path:
         done.stdout + done.stderr
 
 
-def test_the_project_model_runs_with_preview_only(tmp_path: Path) -> None:
-    """A preview until it is cheap: without --preview (or `preview = true`) check sees one module at a time."""
+def test_the_project_model_runs_by_default_and_preview_is_a_no_op(tmp_path: Path) -> None:
+    """On by default: check sees the project as one program; `--preview` and `preview = true` are still accepted
+    (they asked for it when it was not the default) and change nothing."""
     files = {"util.py": _WRAPPER, "loop.py": "from util import get_json\n\nfor i in range(3):\n    get_json(i)\n"}
     write(tmp_path, {"pyproject.toml": "", **files})
-    plain = subprocess.run([sys.executable, "-m", "flake8_http_pool", "check", "-q", "."], cwd=tmp_path,
-                           capture_output=True, text=True, timeout=120)
-    assert (plain.returncode, plain.stdout) == (0, ""), plain.stdout + plain.stderr
-    write(tmp_path, {"pyproject.toml": "[tool.flake8-http-pool]\npreview = true\n"})
-    configured = subprocess.run([sys.executable, "-m", "flake8_http_pool", "check", "-q", "."], cwd=tmp_path,
-                                capture_output=True, text=True, timeout=120)
-    assert configured.returncode == 1 and "called in a loop at loop.py:4" in configured.stdout, configured.stderr
+    outputs = []
+    for extra, config in (([], ""), (["--preview"], ""), ([], "[tool.flake8-http-pool]\npreview = true\n")):
+        write(tmp_path, {"pyproject.toml": config})
+        done = subprocess.run([sys.executable, "-m", "flake8_http_pool", "check", "-q", "--no-cache", *extra, "."],
+                              cwd=tmp_path, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 1 and "called in a loop at loop.py:4" in done.stdout, done.stdout + done.stderr
+        assert done.stderr == ""
+        outputs.append(done.stdout)
+    assert outputs[0] == outputs[1] == outputs[2]

@@ -157,7 +157,11 @@ class Analysis:
     def hot(self) -> Dict[FunctionInfo, str]:
         """Functions of this module that run many times, with the reason, as RULES.md defines them."""
         if self._hot is None:
-            self._hot = find_hot_functions(self)
+            # The places and the unresolved sites are kept for the project model's summary of this same
+            # Analysis (project.summarize), so a checked module is not searched for hot functions twice.
+            self.hot_places: Dict[FunctionInfo, int] = {}
+            self.unresolved_sites: List[Any] = []
+            self._hot = find_hot_functions(self, self.hot_places, self.unresolved_sites)
         return self._hot
 
     def hot_place(self, func: FunctionInfo) -> Optional[Tuple[str, int, str]]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, FrozenSet, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Any, Callable, FrozenSet, List, NamedTuple, Optional, Sequence, Tuple
 
 from .discovery import DEPENDENCIES
 from .engine import analyze, may_have_findings
@@ -60,8 +60,9 @@ def check_file(path: str, kind: str, options: Options, codes: FrozenSet[str],
 
 
 def check_source(path: str, data: bytes, kind: str, options: Options, codes: FrozenSet[str],
-                 seeds: Optional[Any] = None) -> FileResult:
-    """Check a file's bytes (read from disk, or standard input shown as `path`); never raises for what they hold."""
+                 seeds: Optional[Any] = None, on_analysis: Optional[Callable[[Any], None]] = None) -> FileResult:
+    """Check a file's bytes (read from disk, or standard input shown as `path`); never raises for what they hold.
+    `on_analysis` receives the module's Analysis when the engine walks it (engine.analyze)."""
     refused = too_large(len(data), options.max_file_size)  # standard input has no size to fstat
     if refused is not None:
         return FileResult(path, error=refused.reason)
@@ -83,7 +84,7 @@ def check_source(path: str, data: bytes, kind: str, options: Options, codes: Fro
             return FileResult(path)
         else:
             tree = parse_source(text, path)
-            found = analyze(tree, options, source=text, seeds=seeds)
+            found = analyze(tree, options, source=text, seeds=seeds, on_analysis=on_analysis)
     except SourceError as error:
         return FileResult(path, error=error.reason, where=error.where)
     except RecursionError as error:

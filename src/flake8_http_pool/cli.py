@@ -53,10 +53,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_scan_arguments(check, "report")
     add_report_arguments(check)
-    check.add_argument("--preview", action="store_true",
-                       help="also analyse the files as one project (a wrapper, factory or handler whose loop or "
-                       "registration is in another module); being built, slower on large trees; config: "
-                       "preview = true")
+    # The whole-project analysis is on by default; --preview stays accepted (it asked for it when it was not).
+    check.add_argument("--preview", action="store_true", help=argparse.SUPPRESS)
+    add_cache_arguments(check)
     check.set_defaults(handler=run_check)
 
     from .fix_command import add_fix_parser, run_fix  # stdlib only: libcst waits for a file with work
@@ -72,6 +71,29 @@ def build_parser() -> argparse.ArgumentParser:
     explain.add_argument("code", metavar="CODE", help="a rule code (HTP101) or name (unpooled-call-in-loop)")
     explain.set_defaults(handler=run_explain)
     return parser
+
+
+def add_cache_arguments(parser: argparse.ArgumentParser) -> None:
+    """The project model's cache: where it is, or none."""
+    parser.add_argument("--no-cache", action="store_true",
+                        help="neither read nor write the cache of the whole-project analysis")
+    parser.add_argument("--cache-dir", metavar="DIR",
+                        help="the cache folder (default: .flake8-http-pool-cache at the project root; config: "
+                        "cache-dir; environment: FLAKE8_HTTP_POOL_CACHE_DIR)")
+
+
+def open_project_cache(args: argparse.Namespace, config: Any, paths: Sequence[str],
+                       note: Callable[[str], None]) -> Any:
+    """The project model's cache for this run (project_cache.ProjectCache), or None: --no-cache, or a folder
+    that cannot be written (said once through `note`)."""
+    if getattr(args, "no_cache", False):
+        return None
+    from .project import project_root
+    from .project_cache import ProjectCache, cache_folder
+
+    root = project_root(list(paths) or ["."])
+    configured = getattr(args, "cache_dir", None) or getattr(config, "cache_dir", None)
+    return ProjectCache.open(cache_folder(root, configured), note)
 
 
 def add_report_arguments(check: argparse.ArgumentParser) -> None:
@@ -369,7 +391,7 @@ def run_check(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: T
     """`check`: discover, check (in parallel), report; the exit code."""
     from .discovery import Discovery
     from .report_output import write_report
-    from .runner import Runner, worker_count
+    from .runner import worker_count
 
     check_usage(args)
     settings = scan_settings(args, stderr)
@@ -380,19 +402,18 @@ def run_check(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: T
     discovery = Discovery(resolver, errors)
     paths: Iterable[str] = scan_paths(args, stdin, errors)
     # Workers get the command line once and a small settings key per file, never whole settings per file.
-    runner = Runner(_check_job, resolver.overrides, _crashed, worker_count(args.jobs, _note(stderr)))
-
-    # The whole-project analysis is a preview until it is cheap (issue 12's cache, issue 13's speed work): it
-    # parses more files and holds the candidate list, so it runs when asked, as ruff's preview rules do.
-    preview = bool(args.preview or getattr(settings.config, "preview", False))
+    jobs = worker_count(args.jobs, _note(stderr))
 
     def results() -> Iterator[Any]:
-        keyed = resolver.keyed(discovery.candidates(paths), errors)
-        if preview:
-            # The project model needs every module before any file's findings: the solve runs here, in the main
-            # process, and each file's job carries only its own seeds.
-            keyed = _with_project_seeds(list(keyed), resolver.overrides, _note(stderr))
-        found: Iterable[Any] = runner.run(keyed)
+        from .project_check import project_results
+
+        # The project model needs every module's summary before any file's findings that other modules cause:
+        # the candidates are listed, checked and summarized in the workers, solved here, and the few files that
+        # get seeds are checked again (project_check.py).
+        keyed = list(resolver.keyed(discovery.candidates(paths), errors))
+        python_paths = [c.path for c in keyed if c.kind == "python"]
+        cache = open_project_cache(args, settings.config, python_paths, _note(stderr)) if python_paths else None
+        found: Iterable[Any] = project_results(keyed, resolver.overrides, cache, jobs, _crashed, _note(stderr))
         if STDIN in args.paths:
             found = _chain(_stdin_results(args, stdin, resolver, errors), found)
         return iter(found)
@@ -403,18 +424,16 @@ def run_check(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: T
     return EXIT_FINDINGS if found and not args.exit_zero else EXIT_CLEAN
 
 
-def _with_project_seeds(candidates: List[Any], overrides: Any, note: Callable[[str], None]) -> List[Any]:
-    """The candidates, each Python file given the functions that other modules make hot (project.py).
+def _with_project_seeds(candidates: List[Any], overrides: Any, note: Callable[[str], None],
+                        cache: Any = None) -> List[Any]:
+    """The candidates, each Python file given the functions that other modules make hot (project.py), all
+    computed in this process (`check` itself runs the model in its workers: project_check.py).
 
     A failure of the project model itself (an engine bug) costs the findings across modules, said in one
     line; each file is still checked on its own."""
-    import ast
-    import warnings
-
     from .discovery import PYTHON
-    from .project import gather
+    from .project import project_seeds
     from .settings import resolved
-    from .source_files import SourceError, decode_source, parse_source, read_bytes
 
     python = {os.path.abspath(c.path): c for c in candidates if c.kind == PYTHON}
     if len(python) < 2:
@@ -428,23 +447,8 @@ def _with_project_seeds(candidates: List[Any], overrides: Any, note: Callable[[s
             options_by_key[key] = resolved(overrides, key).options
         return options_by_key[key]
 
-    def read(path: str, options: Any) -> Optional[Tuple[bytes, str]]:
-        try:
-            data = read_bytes(path, options.max_file_size)
-            return data, decode_source(data)
-        except SourceError:
-            return None  # the file's own check reports it
-
-    def parse(text: str, path: str) -> Optional[ast.Module]:
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # a SyntaxWarning is not ours to print (the file's check decides)
-                return parse_source(text, path)
-        except (SourceError, RecursionError, MemoryError):
-            return None
-
     try:
-        seeds = gather(list(python), options_of, read, parse)
+        seeds = project_seeds(list(python), options_of, cache=cache)
     except (RecursionError, MemoryError) as error:
         note(f"the project model ran out of resources ({type(error).__name__}): findings across modules are left out")
         return candidates

@@ -40,7 +40,7 @@ SECTION = "flake8-http-pool"
 # Keys as written in pyproject.toml; underscores are accepted too, as ruff accepts both.
 KEYS = ("select", "ignore", "extend-select", "exclude", "extend-exclude", "per-file-ignores", "unpooled-calls",
         "hot-decorators", "extend-safe-fixes", "extend-unsafe-fixes", "application", "max-file-size",
-        "preview")
+        "preview", "cache-dir")
 # Keys that take true or false rather than a list of strings.
 BOOLEAN_KEYS = frozenset({"application", "preview"})
 # The files flake8 reads its `[flake8]` section from, in the order flake8 tries them in one folder.
@@ -75,7 +75,8 @@ class Config(NamedTuple):
     extend_safe_fixes: Tuple[str, ...] = ()  # codes or prefixes whose unsafe fixes `fix` applies as safe
     extend_unsafe_fixes: Tuple[str, ...] = ()  # codes or prefixes whose safe fixes need --unsafe-fixes
     application: bool = False  # no caller outside the project: HTP104 may change any function's signature
-    preview: bool = False  # `check` runs the whole-project analysis, still being built (issue 12)
+    preview: bool = False  # accepted for compatibility: the whole-project analysis is on by default now
+    cache_dir: Optional[str] = None  # the project model's cache folder (relative: to the config's folder)
     extend_exclude: Tuple[str, ...] = ()  # added to `exclude` (and to --exclude when that replaces it)
     # (glob, codes): files matching the glob (relative to `base`, or a bare file name) do not get those codes.
     per_file_ignores: Tuple[Tuple[str, Tuple[str, ...]], ...] = ()
@@ -194,6 +195,10 @@ def load_config(path: str, require_table: bool = False) -> Config:
             except ValueError as error:
                 raise ConfigError(f"{path}: {key}: {error}") from None
             flags[name] = str(value)  # type: ignore[assignment]
+        elif name == "cache-dir":
+            if not isinstance(value, str) or not value.strip():
+                raise ConfigError(f"{path}: {key} must be a folder (a string)")
+            flags[name] = os.path.join(os.path.dirname(os.path.abspath(path)), os.path.expanduser(value))  # type: ignore[assignment]
         elif name in BOOLEAN_KEYS:
             if not isinstance(value, bool):
                 raise ConfigError(f"{path}: {key} must be true or false")
@@ -220,6 +225,7 @@ def load_config(path: str, require_table: bool = False) -> Config:
         per_file_ignores=ignores,
         warnings=tuple(warnings),
         max_file_size=flags.get("max-file-size"),  # type: ignore[arg-type]
+        cache_dir=flags.get("cache-dir"),  # type: ignore[arg-type]
     )
 
 

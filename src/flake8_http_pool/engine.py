@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Iterable, List, Mapping, NamedTuple, Optional, Sequence, Tuple
+from typing import Callable, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
 from .finding import Finding
 from .options import DEFAULT_OPTIONS, Options
@@ -58,12 +58,14 @@ class ModuleSeeds(NamedTuple):
 def analyze(
     tree: ast.Module, options: Options = DEFAULT_OPTIONS, codes: Optional[Iterable[str]] = None,
     source: Optional[str] = None, seeds: Optional[ModuleSeeds] = None,
+    on_analysis: Optional[Callable[[object], None]] = None,
 ) -> List[Finding]:
     """Every finding in `tree`, sorted by position. `codes` limits the rules that run.
 
     `source` (the text `tree` was parsed from) is needed for the `unpooled-calls` patterns, which ast-grep
     matches on text; without it they are not applied. `seeds`: what the project model found about this module
-    because of other modules (functions made hot there, calls of factories defined there).
+    because of other modules (functions made hot there, calls of factories defined there). `on_analysis`
+    receives the module's `Analysis` (the project model summarizes from the one the check built).
     """
     from .analysis import Analysis
     from .rules import ALL_RULES
@@ -83,6 +85,8 @@ def analyze(
         from .custom_calls import find_custom_calls
 
         analysis.custom_calls = find_custom_calls(source, options.unpooled_calls)
+    if on_analysis is not None:
+        on_analysis(analysis)
     wanted = None if codes is None else set(codes)
     findings: List[Finding] = []
     for rule in ALL_RULES:
@@ -118,9 +122,12 @@ def check_source(source: str, options: Options = DEFAULT_OPTIONS, filename: str 
     return analyze(tree, options, source=source)
 
 
-def check_lines(tree: ast.Module, lines: Sequence[str], options: Options = DEFAULT_OPTIONS) -> List[Finding]:
-    """The flake8 path: reuse flake8's tree, gate on its lines."""
+def check_lines(tree: ast.Module, lines: Sequence[str], options: Options = DEFAULT_OPTIONS,
+                seeds: Optional[ModuleSeeds] = None) -> List[Finding]:
+    """The flake8 path: reuse flake8's tree, gate on its lines. `seeds`: the project model's, for this file."""
     text = "".join(lines)
-    if not may_have_findings(text, options):
+    # A call of a client factory or a blocking helper of another module, a base class's client: findings in a
+    # file naming no library (the same gate as checking.check_file's, so flake8 and `check` agree).
+    if not may_have_findings(text, options) and not (seeds is not None and seeds.reach_other_files()):
         return []
-    return analyze(tree, options, source=text)
+    return analyze(tree, options, source=text, seeds=seeds)

@@ -1,4 +1,5 @@
-"""The flake8 entry point `HTP`: reuses flake8's tree and reports the engine's findings."""
+"""The flake8 entry point `HTP`: reuses flake8's tree and reports the engine's findings, including those whose
+reason is in another module of the file's project (plugin_project.py: the project model through its cache)."""
 
 from __future__ import annotations
 
@@ -17,10 +18,13 @@ class HttpPoolChecker:
     name = "flake8-http-pool"
     version = __version__
     options: Options = DEFAULT_OPTIONS
+    exclude: Tuple[str, ...] = ()  # flake8's exclude and extend-exclude: not part of the project either
+    from_stdin = False  # `flake8 -`: the file on disk is not what is checked, so it is checked alone
 
-    def __init__(self, tree: ast.Module, lines: Sequence[str]) -> None:
+    def __init__(self, tree: ast.Module, lines: Sequence[str], filename: str = "") -> None:
         self.tree = tree
         self.lines = lines
+        self.filename = filename
 
     @classmethod
     def add_options(cls, manager: Any) -> None:
@@ -46,9 +50,17 @@ class HttpPoolChecker:
         cls.options = Options(
             hot_decorators=split_list(getattr(options, "http_pool_hot_decorators", None)), unpooled_calls=patterns
         )
+        cls.exclude = tuple(getattr(options, "exclude", None) or ()) + tuple(
+            getattr(options, "extend_exclude", None) or ())
+        cls.from_stdin = "-" in (getattr(options, "filenames", None) or ())
 
     def run(self) -> Iterator[Tuple[int, int, str, type]]:
-        findings: List = check_lines(self.tree, self.lines, self.options)
+        seeds = None
+        if self.filename and not self.from_stdin and self.filename not in ("-", "stdin"):
+            from .plugin_project import seeds_for
+
+            seeds = seeds_for(self.filename, self.options, self.exclude)
+        findings: List = check_lines(self.tree, self.lines, self.options, seeds)
         for finding in findings:
             yield finding.line, finding.col, finding.text(), type(self)
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import ast
 import os
 import re
-from typing import Any, Callable, Dict, Iterable, List, Optional, Set, Tuple
+from typing import Any, Callable, Dict, FrozenSet, Iterable, List, NamedTuple, Optional, Set, Tuple
 
 from .bindings import ASSIGN, IMPORT, OTHER, FunctionInfo, dotted_name, lookup
 from .engine import ModuleSeeds
@@ -36,28 +36,42 @@ Summary = Dict[str, Any]
 # Per file, what the engine gets (engine.ModuleSeeds): functions made hot and factory calls, from other modules.
 Seeds = ModuleSeeds
 
-SUMMARY_VERSION = 2  # bump when the summary's shape or meaning changes (a later cache keys on it)
+SUMMARY_VERSION = 3  # bump when the summary's shape or meaning changes (a later cache keys on it)
 
 # Call kinds in a summary: "call", a call of the function (an edge of the call graph); else the reason the site
 # makes the function it names hot, as hot_functions.py words it ("called in a loop", "mapped over items",
 # "passed as a callable in a loop", "registered with add_url_rule()", ...).
 _CALLED_IN_A_LOOP = "called in a loop"
+# Decorators that make a function hand out the same result on every call: a factory so decorated is not one.
+_CACHING_DECORATORS = frozenset({"lru_cache", "cache", "cached", "memoize", "memoized", "cached_property",
+                                 "singleton"})
 _WORD = re.compile(rb"[^\W\d]\w*")  # an identifier, in bytes (non-ASCII source is searched as UTF-8)
+# An import statement, in bytes: `import a.b as c`, `from .a import b, c`, `from a import (\n b,\n c)`.
+_IMPORT_STATEMENT = re.compile(rb"^[ \t]*(?:from[ \t]+[\w. \t]+?import[ \t]*(?:\([^)]*\)|[^\n]*)|import[ \t][^\n]*)",
+                               re.MULTILINE)
 _BRANCHES = (ast.If, ast.IfExp, ast.For, ast.AsyncFor, ast.While, ast.ExceptHandler, ast.BoolOp,
              ast.comprehension, ast.Lambda) + tuple(getattr(ast, n) for n in ("match_case",) if hasattr(ast, n))
 
 
 # -- one module ------------------------------------------------------------------------------------------
-def summarize(tree: ast.Module, options: Options) -> Summary:
-    """The module's summary, from its `ast` alone (see the module docstring)."""
+def summarize(tree: ast.Module, options: Options, analysis: Any = None) -> Summary:
+    """The module's summary, from its `ast` alone (see the module docstring).
+
+    `analysis`: the unseeded `Analysis` the file's check already built from `tree` (the walk is most of the
+    cost: a check and its summary share one); None builds one."""
     from .analysis import Analysis, _enclosing_class, _self_names, _unwrap_partial
     from .checks.connections import client_constructions
     from .hot_functions import Unresolved, find_hot_functions, function_key, view_class
 
-    analysis = Analysis(tree, options)
-    places: Dict[FunctionInfo, int] = {}
-    unresolved: List[Unresolved] = []
-    hot = find_hot_functions(analysis, places, unresolved)
+    if analysis is None:
+        analysis = Analysis(tree, options)
+    if not analysis.extra_hot:  # unseeded: the check's own search for hot functions is this module's alone
+        hot = analysis.hot
+        places: Dict[FunctionInfo, int] = analysis.hot_places
+        unresolved: List[Unresolved] = analysis.unresolved_sites
+    else:
+        places, unresolved = {}, []
+        hot = find_hot_functions(analysis, places, unresolved)
 
     relative: Dict[Tuple[Tuple[int, int], str], str] = {}  # (binding position, local name) -> ".mod.name"
     stars: List[str] = []
@@ -296,7 +310,15 @@ def _unconditional(analysis: Any, node: ast.AST, func: FunctionInfo) -> bool:
 
 def _returns_client(analysis: Any, func: FunctionInfo) -> Optional[str]:
     """The constructor of the client `func` builds and returns (`s = requests.Session(); ...; return s`): it is
-    a client factory. None when it returns none."""
+    a client factory. None when it returns none, or returns one it keeps: a cached function (`@lru_cache`,
+    `@cache`) or a client held in a module global (`global _SHARED ... return _SHARED`) hands out one client."""
+    for decorator in func.node.decorator_list:
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        name = dotted_name(target) or ""
+        if name.split(".")[-1] in _CACHING_DECORATORS:
+            return None
+    kept = {name for node in ast.walk(func.node) if isinstance(node, (ast.Global, ast.Nonlocal))
+            for name in node.names}
     for node in ast.walk(func.node):
         if not isinstance(node, ast.Return) or node.value is None:
             continue
@@ -304,6 +326,8 @@ def _returns_client(analysis: Any, func: FunctionInfo) -> Optional[str]:
         while owner is not None and not isinstance(owner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
             owner = analysis.parent(owner)
         if owner is not func.node:
+            continue
+        if isinstance(node.value, ast.Name) and node.value.id in kept:
             continue
         meaning = analysis.meaning(node.value, func.scope)
         if meaning is not None and meaning.kind == "client":
@@ -799,53 +823,143 @@ def _summary_or_none(tree: Optional[ast.Module], options: Options) -> Optional[S
         return None
 
 
+class Needles(NamedTuple):
+    """What phase 2 of the gate searches the remaining files' bytes for (small and picklable: it goes to workers).
+
+    wanted: every word worth finding; needles: function (or class) name -> the modules where one of that name
+    can matter; tokens: module -> the words an import of it names."""
+
+    wanted: FrozenSet[bytes]
+    needles: Dict[str, Set[str]]
+    tokens: Dict[str, Set[str]]
+
+    def match(self, data: bytes) -> bool:
+        """The file's bytes name what can matter: a function's name AND its module's, the module's in an import
+        statement or after a dot (`import app` then `app.http.get_json()`): a reference to another module's
+        function is made through an import (see `project_seeds`)."""
+        words = self.wanted.intersection(_WORD.findall(data))
+        if not words:
+            return False
+        names = {word.decode("utf-8", "replace") for word in words}
+        modules = {token for found in self.tokens.values() for token in found} & names
+        if not modules:
+            return False
+        imported = {word.decode("utf-8", "replace") for statement in _IMPORT_STATEMENT.findall(data)
+                    for word in _WORD.findall(statement)}
+        reached = {token for token in modules
+                   if token in imported or re.search(rb"\.%s\b" % re.escape(token.encode("utf-8")), data)}
+        if not reached:
+            return False
+        if b"import *" in data:
+            return True  # may re-export what can matter: `from .http import *` in a package's __init__.py
+        return any(reached & self.tokens[module] for name in names for module in self.needles.get(name, ()))
+
+
+def searchable(data: bytes, text: Optional[str]) -> bytes:
+    """The bytes phase 2 searches: the file's own when ASCII, else its decoded text as UTF-8 (a cookie's
+    encoding must not hide a name)."""
+    return data if data.isascii() or text is None else text.encode("utf-8")
+
+
+# The two per-file steps of the gate, as `project_seeds` asks for them (in-process, or in `check`'s workers):
+# First(paths) -> (path -> summary or None for the files past phase 1's gate, the other paths);
+# Search(paths, needles) -> path -> summary or None for the files whose bytes match the needles.
+First = Callable[[List[str]], Tuple[Dict[str, Optional[Summary]], List[str]]]
+Search = Callable[[List[str], Needles], Dict[str, Optional[Summary]]]
+Load = Callable[[str], Optional[Summary]]
+
+
+def project_seeds(paths: List[str], options_of: Callable[[str], Options], *, cache: Any = None,
+                  first: Optional[First] = None, search: Optional[Search] = None,
+                  load: Optional[Load] = None) -> Dict[str, Seeds]:
+    """THE entry point of the project model, for `check`, `fix` and the flake8 plugin: the project's Python
+    files `paths` (absolute or relative) solved as one program; returns each file's seeds (absolute path ->
+    engine.ModuleSeeds), only for the files that get any.
+
+    `options_of(path)` gives a file's Options (its summary depends on them). `cache`: a
+    project_cache.ProjectCache, or None for no cache. By default every step runs in this process, through the
+    cache; `check` passes `first`, `search` and `load` to run them in its workers (project_check.py). A file
+    that cannot be read or parsed is left out: its own check reports it.
+    """
+    from .project_cache import LocalModules
+
+    local = LocalModules(options_of, cache)
+    return _solve_gated([os.path.abspath(p) for p in paths], first or local.first, search or local.search,
+                        load or local.summary)
+
+
+def _summary_analysis(analysis: Any, options: Options) -> Optional[Summary]:
+    """`_summary_or_none` from the Analysis a file's check built (no second walk)."""
+    try:
+        return summarize(None, options, analysis=analysis)  # type: ignore[arg-type]  # the tree is in it
+    except (RecursionError, MemoryError):
+        return None
+    except Exception:  # noqa: BLE001 - see _summary_or_none
+        return None
+
+
 def gather(paths: List[str], options_of: Callable[[str], Options],
            read: Callable[[str, Options], Optional[Tuple[bytes, str]]],
            parse: Callable[[str, str], Optional[ast.Module]]) -> Dict[str, Seeds]:
-    """Summaries of the modules that can matter, solved: each file's seeds (absolute path -> Seeds).
-
-    Phase 1 summarizes the files that import an HTTP library (or that the `unpooled-calls` patterns may
-    match); phase 2 only the files whose bytes name one of the functions that can matter (`can_matter`) or a
-    class holding one, repeated while new ones join. `read(path, options)` gives (bytes, text) or None;
-    `parse(text, path)` a tree or None: a file that cannot be read or parsed is left to the per-file check,
-    which reports it.
-    """
+    """`project_seeds` with the reading and parsing given, no cache, all in this process (kept for callers of
+    the first slice; new callers use `project_seeds`)."""
     from .checking import mentions_a_library
     from .engine import may_have_findings
 
+    def summary(path: str) -> Optional[Summary]:
+        got = read(path, options_of(path))
+        tree = parse(got[1], path) if got is not None else None
+        return _summary_or_none(tree, options_of(path))
+
+    def first(todo: List[str]) -> Tuple[Dict[str, Optional[Summary]], List[str]]:
+        found: Dict[str, Optional[Summary]] = {}
+        rest: List[str] = []
+        for path in todo:
+            options = options_of(path)
+            got = read(path, options)
+            if got is None:
+                continue
+            data, text = got
+            if options.unpooled_calls or (mentions_a_library(data, text) and may_have_findings(text, options)):
+                found[path] = _summary_or_none(parse(text, path), options)
+            else:
+                rest.append(path)
+        return found, rest
+
+    def search(todo: List[str], needles: Needles) -> Dict[str, Optional[Summary]]:
+        found: Dict[str, Optional[Summary]] = {}
+        for path in todo:
+            got = read(path, options_of(path))
+            if got is not None and needles.match(searchable(*got)):
+                found[path] = _summary_or_none(parse(got[1], path), options_of(path))
+        return found
+
+    return _solve_gated([os.path.abspath(p) for p in paths], first, search, summary)
+
+
+def _solve_gated(paths: List[str], first: First, search: Search, load_summary: Load) -> Dict[str, Seeds]:
+    """The two-phase gate over `paths`, then `solve`.
+
+    Phase 1 (`first`) summarizes the files that import an HTTP library (or that the `unpooled-calls` patterns
+    may match); phase 2 (`search`) only the files whose bytes name one of the functions that can matter
+    (`can_matter`) or a class holding one, repeated while new ones join.
+    """
     modules = ModuleMap(paths, project_root(paths))
-    summaries: Dict[str, Optional[Summary]] = {}
 
     def load(path: str) -> Optional[Summary]:
         # Outside the project: never read. A module the gate left out holds no function that can matter; only
         # a package's `__init__.py` is read on demand, to follow what it re-exports (`from .http import *`).
         if path not in modules._known or os.path.basename(path) != "__init__.py":
             return None
-        options = options_of(path)
-        got = read(path, options)
-        tree = parse(got[1], path) if got is not None else None
-        return _summary_or_none(tree, options)
+        return load_summary(path)
 
-    rest: List[str] = []
-    for path in modules.paths:
-        options = options_of(path)
-        got = read(path, options)
-        if got is None:
-            continue
-        data, text = got
-        if options.unpooled_calls or (mentions_a_library(data, text) and may_have_findings(text, options)):
-            tree = parse(text, path)
-            summaries[path] = _summary_or_none(tree, options)
-        else:
-            rest.append(path)
+    summaries, rest = first(modules.paths)
     project = Project(modules, summaries, load)  # type: ignore[arg-type]
 
     def demand(path: str) -> Optional[Summary]:
         if path not in modules._known:
             return None  # outside the project: never read
-        options = options_of(path)
-        got = read(path, options)
-        return _summary_or_none(parse(got[1], path) if got is not None else None, options)
+        return load_summary(path)
 
     project.demand = demand
 
@@ -860,15 +974,6 @@ def gather(paths: List[str], options_of: Callable[[str], Options],
     def module_tokens(path: str) -> Set[str]:
         stem = os.path.splitext(os.path.basename(path))[0]
         return {stem if stem != "__init__" else os.path.basename(os.path.dirname(path))}
-
-    def names_what_matters(data: bytes, wanted: Set[bytes]) -> bool:
-        words = wanted.intersection(_WORD.findall(data))
-        if not words:
-            return False
-        names = {word.decode("utf-8", "replace") for word in words}
-        if b"import *" in data and any(names & found for found in tokens.values()):
-            return True  # may re-export what can matter: `from .http import *` in a package's __init__.py
-        return any(names & tokens[module] for name in names for module in needles.get(name, ()))
 
     resolved_calls: Dict[str, Dict[str, List[Optional[Tuple[str, str]]]]] = {}
 
@@ -924,23 +1029,22 @@ def gather(paths: List[str], options_of: Callable[[str], Options],
     while any([grow(path) for path in list(summaries)]):
         pass
     while needles and rest:
-        wanted = {word.encode("utf-8") for word in set(needles).union(*tokens.values())}
-        joined, still = [], []
-        for path in rest:
-            got = read(path, options_of(path))
-            if got is None:
-                continue
-            data = got[0] if got[0].isascii() else got[1].encode("utf-8")
-            if names_what_matters(data, wanted):
-                tree = parse(got[1], path)
-                summaries[path] = _summary_or_none(tree, options_of(path))
-                joined.append(path)
-            else:
-                still.append(path)
-        rest = still
+        wanted = frozenset(word.encode("utf-8") for word in set(needles).union(*tokens.values()))
+        joined = search(rest, Needles(wanted, needles, tokens))
+        for path in rest:  # in the order of `paths`, so the solve's order does not depend on the workers'
+            if path in joined:
+                summaries[path] = joined[path]
+        rest = [path for path in rest if path not in joined]
         if not joined:
             break
-        resolved_calls.clear()  # references into the modules that joined resolve now
+        # References into the modules that joined resolve now; one that resolved already stays as it was (it
+        # went through summaries that have not changed).
+        for path, targets in resolved_calls.items():
+            record = summaries[path]["functions"]  # type: ignore[index]
+            for key, called in targets.items():
+                if None in called:
+                    targets[key] = [target if target is not None else project.resolve(site[0], path)
+                                    for target, site in zip(called, record[key]["calls"])]
         grew = False
         while any([grow(path) for path in list(summaries)]):
             grew = True

@@ -1,0 +1,158 @@
+"""The project model for the flake8 plugin: the seeds of the file flake8 hands it, from its whole project.
+
+flake8 gives the plugin one file at a time, in several processes. For each file the plugin finds the project
+root (the nearest pyproject.toml, setup.cfg, setup.py or .git above it), lists the project's Python files once
+per process and root, and loads the solved seeds through the cache (project_cache.py):
+
+- warm: one walk of the root and one `stat` per file (a stat index gives each unchanged file's hash), then ONE
+  cache entry holding the solved seeds of exactly that set of (path, hash): nothing is read or parsed;
+- cold: the first process takes the cache folder's lock, summarizes what the gate lets through (each module's
+  summary cached on its own) and stores the solved seeds; the others wait on the lock, then read them.
+
+Any failure here (an unreadable tree, an engine bug) leaves the file to be checked alone: never a crash.
+libcst is never imported on this path.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
+
+from .engine import ModuleSeeds
+from .options import Options
+
+# Folders that never hold the project's own code (besides any folder holding a pyvenv.cfg).
+SKIPPED = frozenset({".git", ".hg", ".svn", ".tox", ".nox", ".venv", "venv", "env", "site-packages",
+                     "node_modules", "__pycache__", "build", "dist", ".eggs", ".mypy_cache", ".ruff_cache",
+                     ".pytest_cache"})
+
+# A "project" of more Python files than this is a tree of many projects (a pyenv root holding every Python's
+# standard library under one .git, a monorepo's root): each flake8 process would walk it and the first would
+# summarize all of it before the file in hand could be reported. The plugin then checks modules alone; `check`
+# (which is given the files) has no limit. FLAKE8_HTTP_POOL_PROJECT_LIMIT changes it (0: no limit).
+PROJECT_LIMIT = 10_000
+ENV_PROJECT_LIMIT = "FLAKE8_HTTP_POOL_PROJECT_LIMIT"
+
+# Per process: the solved seeds of each (root, options, excludes) met so far, and each folder's root.
+_SOLVED: Dict[Tuple[str, Options, Tuple[str, ...]], Dict[str, ModuleSeeds]] = {}
+_ROOTS: Dict[str, Optional[str]] = {}
+
+
+def project_files(root: str, exclude: Sequence[str] = (), cache_name: str = "") -> Iterator[str]:
+    """Every `*.py` of the project below `root` (absolute paths), skipping virtual environments, caches, build
+    output, VCS folders, the cache folder and flake8's `exclude` patterns (matched against a name and its
+    absolute path, as flake8 matches them); links to folders are not followed."""
+    def excluded(name: str, path: str) -> bool:
+        return any(fnmatch.fnmatch(name, pattern) or fnmatch.fnmatch(path, pattern) for pattern in exclude)
+
+    for directory, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs
+                         if d not in SKIPPED and d != cache_name and not d.endswith(".egg-info")
+                         and not excluded(d, os.path.join(directory, d))
+                         and not os.path.exists(os.path.join(directory, d, "pyvenv.cfg")))
+        for name in sorted(files):
+            if name.endswith(".py") and not excluded(name, os.path.join(directory, name)):
+                yield os.path.join(directory, name)
+
+
+def root_of(filename: str) -> Optional[str]:
+    """The project root of a file (memoised per folder), None when there is none."""
+    folder = os.path.dirname(os.path.abspath(filename))
+    if folder not in _ROOTS:
+        from .fix_facts import find_project_root
+
+        _ROOTS[folder] = find_project_root(folder)
+    return _ROOTS[folder]
+
+
+def seeds_for(filename: str, options: Options, exclude: Sequence[str] = ()) -> Optional[ModuleSeeds]:
+    """The seeds of `filename` from its project; None when it has none, has no project, or anything fails."""
+    try:
+        path = os.path.abspath(filename)
+        if not os.path.isfile(path):
+            return None
+        root = root_of(path)
+        if root is None:
+            return None
+        key = (root, options, tuple(exclude))
+        if key not in _SOLVED:
+            _SOLVED[key] = solved_project(root, options, exclude)
+        return _SOLVED[key].get(path)
+    except Exception:  # noqa: BLE001 - the model's failure costs the cross-module findings, never the run
+        return None
+
+
+def solved_project(root: str, options: Options, exclude: Sequence[str] = ()) -> Dict[str, ModuleSeeds]:
+    """The whole project's seeds, through the cache (see the module docstring); without one when the cache
+    folder cannot be written."""
+    from .project import project_seeds
+    from .project_cache import (CACHE_DIR_NAME, ProjectCache, cache_folder, content_hash, options_fingerprint)
+
+    folder = cache_folder(root)
+    limit = _limit()
+    files: List[str] = []
+    for path in project_files(root, exclude, os.path.basename(folder) or CACHE_DIR_NAME):
+        files.append(path)
+        if limit and len(files) > limit:
+            return {}  # see PROJECT_LIMIT
+    if len(files) < 2:
+        return {}
+    cache = ProjectCache.open(folder)
+    if cache is None:
+        return project_seeds(files, lambda _: options)
+    fingerprint = options_fingerprint(options)
+    index_key = f"{root}\0{fingerprint}"
+    index: Dict[str, Tuple[int, int, str]] = cache.load_blob("s", "index\0" + index_key) or {}
+    hashes: List[Tuple[str, str]] = []
+    fresh: Dict[str, Tuple[int, int, str]] = {}
+    for path in files:
+        try:
+            stat = os.stat(path)
+        except OSError:
+            continue
+        known = index.get(path)
+        if known is not None and known[:2] == (stat.st_size, stat.st_mtime_ns):
+            digest = known[2]
+        else:
+            try:
+                with open(path, "rb") as stream:
+                    digest = content_hash(stream.read())
+            except OSError:
+                continue
+        fresh[path] = (stat.st_size, stat.st_mtime_ns, digest)
+        hashes.append((path, digest))
+    # One solved entry per project and options, overwritten when any module changes: it holds the set of
+    # (path, hash) it was solved from, and is used only for exactly that set.
+    solved_key = "solved\0" + index_key
+    state = _digest_of(hashes)
+    found = _solved(cache.load_blob("s", solved_key), state)
+    if found is None:
+        with cache.lock():
+            # Another process may have solved it while this one waited for the lock.
+            found = _solved(cache.load_blob("s", solved_key), state)
+            if found is None:
+                found = dict(project_seeds([path for path, _ in hashes], lambda _: options, cache=cache))
+                cache.store_blob("s", solved_key, (state, found))
+    if fresh != index:
+        cache.store_blob("s", "index\0" + index_key, fresh)
+    return found
+
+
+def _digest_of(hashes: List[Tuple[str, str]]) -> str:
+    from .project_cache import content_hash
+
+    return content_hash(repr(sorted(hashes)).encode("utf-8", "surrogatepass"))
+
+
+def _solved(blob: Any, state: str) -> Optional[Dict[str, ModuleSeeds]]:
+    if isinstance(blob, tuple) and len(blob) == 2 and blob[0] == state and isinstance(blob[1], dict):
+        return blob[1]
+    return None
+
+
+def _limit() -> int:
+    try:
+        return max(0, int(os.environ.get(ENV_PROJECT_LIMIT, PROJECT_LIMIT)))
+    except ValueError:
+        return PROJECT_LIMIT

@@ -1,0 +1,301 @@
+"""The project model's disk cache: per module, its summary and its findings, keyed by its bytes and the settings.
+
+Layout (`.flake8-http-pool-cache/` at the project root unless `cache-dir`, `--cache-dir` or the
+FLAKE8_HTTP_POOL_CACHE_DIR environment variable says otherwise):
+
+- `CACHEDIR.TAG` and a `.gitignore` holding `*`, written with the folder;
+- `m/XX/NAME`: one entry per (module path, options fingerprint): a pickled dict holding the module's content
+  hash and what was computed from those bytes: whether it passed phase 1 of the gate, its summary, its
+  unseeded check result per selection of codes, and its result under given seeds;
+- `s/NAME`: the plugin's solved seeds of a whole project, keyed by every module's (path, hash);
+- `lock`: taken (POSIX `flock`) by a flake8 process computing a project's seeds, so the others wait and read
+  them instead of doing the same work.
+
+Every write goes to a temporary file beside its target, then `os.replace`: a reader sees a whole old entry or
+a whole new one, never half. Two processes writing one entry at once: the last one wins, both whole. An entry
+that does not load (truncated, corrupt, another version's) is a miss and is rewritten. A folder that cannot
+be written means no cache, said once at most; never a failure.
+
+The key holds the tool's version, SUMMARY_VERSION and the options (Options) the summary and findings depend on,
+so a setting changed is a miss, never a stale finding. Entries are pickles: the folder is the user's own
+(`.gitignore`d, like mypy's and ruff's caches); do not point `--cache-dir` at a folder others can write.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import pickle
+import tempfile
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
+
+from . import __version__
+from .options import Options
+
+CACHE_DIR_NAME = ".flake8-http-pool-cache"
+ENV_CACHE_DIR = "FLAKE8_HTTP_POOL_CACHE_DIR"
+# A debugging hook the tests use: each module this process parses for the project model or its check (a cache
+# miss) is appended, one path a line, to the file this names. A warm run over an unchanged tree appends none.
+ENV_PARSE_LOG = "FLAKE8_HTTP_POOL_PARSE_LOG"
+CACHE_FORMAT = 1  # bump when an entry's layout changes
+_TAG = ("Signature: 8a477f597d28d172789f06886806bc55\n"
+        "# This file is a cache directory tag created by flake8-http-pool.\n"
+        "# For information about cache directory tags, see https://bford.info/cachedir/\n")
+
+Summary = Dict[str, Any]
+
+
+def content_hash(data: bytes) -> str:
+    """The hash a module's entry is keyed by (blake2b, 128 bits)."""
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def _digest(value: str) -> str:
+    return hashlib.blake2b(value.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+def options_fingerprint(options: Options) -> str:
+    """What an entry's summary and findings depend on besides the module's bytes (Options holds only tuples,
+    strings and ints, so its repr is stable across processes)."""
+    from .project import SUMMARY_VERSION
+
+    return _digest(repr((CACHE_FORMAT, __version__, SUMMARY_VERSION, tuple(options))))
+
+
+def codes_key(codes: Any) -> str:
+    """The selection of codes a check result was filtered by (frozensets print in any order: sort)."""
+    return ",".join(sorted(codes))
+
+
+def seeds_key(seeds: Any) -> str:
+    """A stable digest of engine.ModuleSeeds (the result of a check under seeds depends on all of them)."""
+    return _digest(repr((sorted(seeds.hot.items()), sorted(seeds.factories.items()))))
+
+
+def log_parse(path: str) -> None:
+    """Append `path` to the parse log (ENV_PARSE_LOG), when one is asked for."""
+    target = os.environ.get(ENV_PARSE_LOG)
+    if target:
+        try:
+            with open(target, "a", encoding="utf-8") as out:
+                out.write(path + "\n")
+        except OSError:
+            pass
+
+
+def cache_folder(root: str, configured: Optional[str] = None) -> str:
+    """The cache folder of a project: `configured` (the command line's or the config's), else the environment's,
+    else `.flake8-http-pool-cache` at the root. A relative path is taken from the root."""
+    chosen = configured or os.environ.get(ENV_CACHE_DIR) or CACHE_DIR_NAME
+    return os.path.abspath(os.path.join(root, os.path.expanduser(chosen)))
+
+
+class ProjectCache:
+    """One cache folder. `open()` makes it (with its tag and `.gitignore`); every method is safe to call when
+    the folder is unusable: it then reads nothing and writes nothing."""
+
+    def __init__(self, folder: str) -> None:
+        self.folder = folder
+        self.usable = True
+
+    @classmethod
+    def open(cls, folder: str, note: Optional[Callable[[str], None]] = None) -> Optional["ProjectCache"]:
+        """The cache at `folder`, made if missing; None (and one `note`) when it cannot be written."""
+        cache = cls(folder)
+        try:
+            os.makedirs(folder, exist_ok=True)
+            for name, text in (("CACHEDIR.TAG", _TAG), (".gitignore", "# Made by flake8-http-pool.\n*\n")):
+                target = os.path.join(folder, name)
+                if not os.path.exists(target):
+                    cache._write_bytes(target, text.encode("utf-8"))
+            probe = os.path.join(folder, "m")
+            os.makedirs(probe, exist_ok=True)
+            if not os.access(probe, os.W_OK | os.X_OK):
+                raise PermissionError(f"cannot write in {probe}")
+        except OSError as error:
+            if note is not None:
+                reason = getattr(error, "strerror", None) or str(error)
+                note(f"cache folder {folder}: {reason}; running without a cache")
+            return None
+        return cache
+
+    # -- one module's entry ---------------------------------------------------------------------------
+    def _entry_path(self, path: str, fingerprint: str) -> str:
+        name = _digest(f"{os.path.abspath(path)}\0{fingerprint}")
+        return os.path.join(self.folder, "m", name[:2], name[2:])
+
+    def load(self, path: str, fingerprint: str, digest: str) -> Dict[str, Any]:
+        """The entry of `path` for these options and bytes; an empty dict when there is none that fits."""
+        entry = self._read(self._entry_path(path, fingerprint))
+        if isinstance(entry, dict) and entry.get("hash") == digest and entry.get("path") == os.path.abspath(path):
+            return entry
+        return {}
+
+    def store(self, path: str, fingerprint: str, digest: str, entry: Dict[str, Any]) -> None:
+        """Write the entry of `path` (whole: what was loaded, plus what this run computed)."""
+        entry = dict(entry, hash=digest, path=os.path.abspath(path))
+        self._write(self._entry_path(path, fingerprint), entry)
+
+    # -- blobs: the plugin's stat index and solved seeds ----------------------------------------------
+    def load_blob(self, kind: str, key: str) -> Any:
+        found = self._read(os.path.join(self.folder, kind, _digest(key)))
+        return found[1] if isinstance(found, tuple) and len(found) == 2 and found[0] == key else None
+
+    def store_blob(self, kind: str, key: str, value: Any) -> None:
+        self._write(os.path.join(self.folder, kind, _digest(key)), (key, value))
+
+    @contextlib.contextmanager
+    def lock(self) -> Iterator[None]:
+        """Hold the folder's lock file (POSIX flock); no lock where there is none, or when it cannot be had."""
+        handle = None
+        try:
+            import fcntl
+
+            handle = open(os.path.join(self.folder, "lock"), "a+b")
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        except (ImportError, OSError):
+            if handle is not None:
+                handle.close()
+                handle = None
+        try:
+            yield
+        finally:
+            if handle is not None:
+                handle.close()  # closing releases the flock
+
+    # -- the file system ------------------------------------------------------------------------------
+    def _read(self, target: str) -> Any:
+        if not self.usable:
+            return None
+        try:
+            with open(target, "rb") as stream:
+                return pickle.load(stream)
+        except FileNotFoundError:
+            return None
+        except Exception:  # noqa: BLE001 - truncated, corrupt or of another version: a miss, rewritten later
+            return None
+
+    def _write(self, target: str, value: Any) -> None:
+        if not self.usable:
+            return
+        try:
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            self._write_bytes(target, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+        except OSError:
+            self.usable = False  # a full disk or a folder made read-only mid-run: stop trying, run on
+        except (pickle.PicklingError, TypeError, RecursionError):
+            pass
+
+    @staticmethod
+    def _write_bytes(target: str, data: bytes) -> None:
+        handle, temporary = tempfile.mkstemp(prefix=".tmp-", dir=os.path.dirname(target))
+        try:
+            with os.fdopen(handle, "wb") as out:
+                out.write(data)
+            os.replace(temporary, target)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+            raise
+
+
+# -- one module, through the cache ---------------------------------------------------------------------
+def passes_gate(data: bytes, text: str, options: Options) -> bool:
+    """Phase 1 of the gate: the file imports an HTTP library, or the `unpooled-calls` patterns may match."""
+    from .checking import mentions_a_library
+    from .engine import may_have_findings
+
+    return bool(options.unpooled_calls) or (mentions_a_library(data, text) and may_have_findings(text, options))
+
+
+def summary_of_text(path: str, text: str, options: Options) -> Optional[Summary]:
+    """Parse and summarize one module; None when it does not parse or the engine fails on it (its own check
+    reports that)."""
+    from .project import _summary_or_none
+    from .source_files import SourceError, parse_source
+
+    log_parse(path)
+    try:
+        tree = parse_source(text, path)
+    except (SourceError, RecursionError, MemoryError):
+        return None
+    return _summary_or_none(tree, options)
+
+
+def read_module(path: str, options: Options) -> Optional[Tuple[bytes, str]]:
+    """A module's bytes and text, or None when it cannot be read or decoded (its own check says why)."""
+    from .source_files import SourceError, decode_source, read_bytes
+
+    try:
+        data = read_bytes(path, options.max_file_size)
+        return data, decode_source(data)
+    except SourceError:
+        return None
+
+
+class LocalModules:
+    """The gate's per-file steps (project.First, Search, Load) in this process, through the cache."""
+
+    def __init__(self, options_of: Callable[[str], Options], cache: Optional[ProjectCache]) -> None:
+        self.options_of = options_of
+        self.cache = cache
+        self._fingerprints: Dict[Options, str] = {}
+
+    def _fingerprint(self, options: Options) -> str:
+        if options not in self._fingerprints:
+            self._fingerprints[options] = options_fingerprint(options)
+        return self._fingerprints[options]
+
+    def _entry(self, path: str, options: Options) -> Optional[Tuple[bytes, str, str, Dict[str, Any]]]:
+        got = read_module(path, options)
+        if got is None:
+            return None
+        digest = content_hash(got[0])
+        entry = self.cache.load(path, self._fingerprint(options), digest) if self.cache is not None else {}
+        return got[0], got[1], digest, entry
+
+    def _summarized(self, path: str, options: Options, text: str, digest: str, entry: Dict[str, Any],
+                    **extra: Any) -> Optional[Summary]:
+        if "summary" in entry:
+            return entry["summary"]
+        summary = summary_of_text(path, text, options)
+        if self.cache is not None:
+            self.cache.store(path, self._fingerprint(options), digest, dict(entry, summary=summary, **extra))
+        return summary
+
+    def first(self, paths: List[str]) -> Tuple[Dict[str, Optional[Summary]], List[str]]:
+        found: Dict[str, Optional[Summary]] = {}
+        rest: List[str] = []
+        for path in paths:
+            options = self.options_of(path)
+            got = self._entry(path, options)
+            if got is None:
+                continue
+            data, text, digest, entry = got
+            gated = entry.get("gated")
+            if gated is None:
+                gated = passes_gate(data, text, options)
+                if not gated and self.cache is not None:
+                    self.cache.store(path, self._fingerprint(options), digest, dict(entry, gated=False))
+            if gated:
+                found[path] = self._summarized(path, options, text, digest, entry, gated=True)
+            else:
+                rest.append(path)
+        return found, rest
+
+    def search(self, paths: List[str], needles: Any) -> Dict[str, Optional[Summary]]:
+        from .project import searchable
+
+        found: Dict[str, Optional[Summary]] = {}
+        for path in paths:
+            options = self.options_of(path)
+            got = self._entry(path, options)
+            if got is not None and needles.match(searchable(got[0], got[1])):
+                found[path] = self._summarized(path, options, got[1], got[2], got[3])
+        return found
+
+    def summary(self, path: str) -> Optional[Summary]:
+        options = self.options_of(path)
+        got = self._entry(path, options)
+        return None if got is None else self._summarized(path, options, got[1], got[2], got[3])

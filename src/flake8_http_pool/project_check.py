@@ -1,0 +1,210 @@
+"""`check` with the project model: each file is parsed once, in a worker, for its findings and its summary.
+
+1. Every file goes to the workers once: a Python file is read, hashed and looked up in the cache; on a miss it
+   is checked alone (no seeds) and, when it passes phase 1 of the gate, summarized from the same Analysis the
+   check built. The worker returns the report and the summary; both are cached.
+2. The main process runs the solve (project.project_seeds); phase 2 of the gate (the remaining files whose
+   bytes name what can matter) runs in the workers too, each file summarized once.
+3. Only the files that get seeds (few) are checked again, with them (cached under their seeds' digest).
+
+The main process holds the summaries (small) and the reports, never a tree.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
+
+from .project_cache import (ProjectCache, codes_key, content_hash, log_parse, options_fingerprint, passes_gate,
+                            seeds_key)
+
+Summary = Dict[str, Any]
+_FIRST, _REST, _OTHER = "first", "rest", "other"
+
+
+def _open(folder: Optional[str]) -> Optional[ProjectCache]:
+    """The cache in a worker: the main process has made the folder (or said it cannot)."""
+    return ProjectCache(folder) if folder else None
+
+
+def _python_result(path: str, settings: Any, cache: Optional[ProjectCache], seeds: Any = None,
+                   want_summary: bool = True) -> Tuple[Any, str, Optional[Summary]]:
+    """One Python file's check result (unseeded, or under `seeds`), through the cache; with, when it passes
+    phase 1 of the gate, its summary. (result, _FIRST or _REST, summary)."""
+    from .checking import FileResult, check_source
+    from .discovery import PYTHON
+    from .project import _summary_analysis
+    from .source_files import SourceError, read_bytes
+
+    options = settings.options
+    try:
+        data = read_bytes(path, options.max_file_size)
+    except SourceError as error:
+        return FileResult(path, error=error.reason, where=error.where), _REST, None
+    digest = content_hash(data)
+    fingerprint = options_fingerprint(options)
+    entry = cache.load(path, fingerprint, digest) if cache is not None else {}
+    codes = codes_key(settings.codes)
+    if seeds is not None:
+        key = (codes, seeds_key(seeds))
+        result = entry.get("seeded", {}).get(key)
+        if result is not None:
+            result = result._replace(path=path)  # cached under another spelling of the path (`./a.py`, `a.py`)
+        else:
+            log_parse(path)
+            result = check_source(path, data, PYTHON, options, settings.codes, seeds)
+            if cache is not None:
+                seeded = dict(entry.get("seeded", {}))
+                seeded[key] = result
+                cache.store(path, fingerprint, digest, dict(entry, seeded=seeded))
+        return result, _FIRST, None
+    result = entry.get("results", {}).get(codes)
+    gated = entry.get("gated")
+    if result is not None and gated is not None and (not gated or "summary" in entry):
+        # The entry is the file's whatever the path's spelling (`./a.py`, `a.py`, absolute): shown as given now.
+        return result._replace(path=path), _FIRST if gated else _REST, entry.get("summary")
+    held: List[Any] = []
+    log_parse(path)
+    result = check_source(path, data, PYTHON, options, settings.codes, on_analysis=held.append)
+    summary = None
+    if held:
+        gated = True
+        summary = _summary_analysis(held[0], options)
+    else:
+        # Not walked: either nothing to find (phase 2 may still want it) or it does not parse.
+        gated = False
+        if result.error is None:
+            from .source_files import decode_source
+
+            try:
+                gated = passes_gate(data, decode_source(data), options)
+            except SourceError:
+                gated = False
+    if cache is not None:
+        results = dict(entry.get("results", {}))
+        results[codes] = result
+        record = dict(entry, results=results, gated=gated)
+        if gated:
+            record["summary"] = summary
+        cache.store(path, fingerprint, digest, record)
+    return result, _FIRST if gated else _REST, summary
+
+
+def first_job(shared: Any, candidate: Any) -> Tuple[Any, str, Optional[Summary]]:
+    """In a worker: one candidate's report, and for a Python file its place in the gate and its summary."""
+    from .discovery import PYTHON
+    from .reporting import annotate
+    from .settings import resolved
+
+    overrides, folder = shared
+    settings = resolved(overrides, candidate.key)
+    if candidate.kind != PYTHON:
+        from .checking import check_file
+
+        result = check_file(candidate.path, candidate.kind, settings.options, settings.codes)
+        return annotate(result, candidate.kind, settings.fix_facts(), facts_path=candidate.path), _OTHER, None
+    result, place, summary = _python_result(candidate.path, settings, _open(folder))
+    return annotate(result, candidate.kind, settings.fix_facts(), facts_path=candidate.path), place, summary
+
+
+def seeded_job(shared: Any, candidate: Any) -> Any:
+    """In a worker: one Python file checked again under the seeds the solve gave it."""
+    from .reporting import annotate
+    from .settings import resolved
+
+    overrides, folder = shared
+    settings = resolved(overrides, candidate.key)
+    result, _, _ = _python_result(candidate.path, settings, _open(folder), seeds=candidate.hot)
+    return annotate(result, candidate.kind, settings.fix_facts(), facts_path=candidate.path)
+
+
+def search_job(shared: Any, item: Tuple[str, Any]) -> Tuple[str, bool, Optional[Summary]]:
+    """In a worker: phase 2 of the gate for one file: whether its bytes name what can matter, and its summary."""
+    from .project import searchable
+    from .project_cache import read_module, summary_of_text
+    from .settings import resolved
+
+    overrides, folder, needles = shared
+    path, key = item
+    options = resolved(overrides, key).options
+    got = read_module(path, options)
+    if got is None or not needles.match(searchable(*got)):
+        return path, False, None
+    cache = _open(folder)
+    digest = content_hash(got[0])
+    fingerprint = options_fingerprint(options)
+    entry = cache.load(path, fingerprint, digest) if cache is not None else {}
+    if "summary" in entry:
+        return path, True, entry["summary"]
+    summary = summary_of_text(path, got[1], options)
+    if cache is not None:
+        cache.store(path, fingerprint, digest, dict(entry, summary=summary))
+    return path, True, summary
+
+
+def _crashed_search(item: Tuple[str, Any]) -> Tuple[str, bool, Optional[Summary]]:
+    return item[0], False, None
+
+
+def project_results(candidates: List[Any], overrides: Any, cache: Optional[ProjectCache], jobs: int,
+                    crashed: Callable[[Any], Any], note: Callable[[str], None]) -> Iterator[Any]:
+    """Every candidate's report, in order, with the findings the whole project makes (see the module docstring).
+
+    A failure of the project model itself (an engine bug) costs the findings across modules, said in one line;
+    each file is still reported as checked on its own."""
+    from .discovery import PYTHON
+    from .project import project_seeds
+    from .runner import Runner
+    from .settings import resolved
+
+    folder = cache.folder if cache is not None else None
+
+    def crashed_first(candidate: Any) -> Tuple[Any, str, Optional[Summary]]:
+        return crashed(candidate), _OTHER, None
+
+    reports: List[Any] = []
+    first: Dict[str, Optional[Summary]] = {}
+    python: Dict[str, Any] = {}
+    for candidate, (report, place, summary) in zip(
+            candidates, Runner(first_job, (overrides, folder), crashed_first, jobs).run(candidates)):
+        reports.append(report)
+        if candidate.kind == PYTHON and place != _OTHER:
+            path = os.path.abspath(candidate.path)
+            python[path] = candidate
+            if place == _FIRST:
+                first[path] = summary
+    seeds: Dict[str, Any] = {}
+    if len(python) >= 2:
+        options: Dict[Any, Any] = {}
+
+        def options_of(path: str) -> Any:
+            key = python[path].key
+            if key not in options:
+                options[key] = resolved(overrides, key).options
+            return options[key]
+
+        def gate_first(paths: List[str]) -> Tuple[Dict[str, Optional[Summary]], List[str]]:
+            return ({path: first[path] for path in paths if path in first},
+                    [path for path in paths if path not in first])
+
+        def search(paths: List[str], needles: Any) -> Dict[str, Optional[Summary]]:
+            runner = Runner(search_job, (overrides, folder, needles), _crashed_search, jobs)
+            return {path: summary for path, joined, summary in runner.run([(p, python[p].key) for p in paths])
+                    if joined}
+
+        try:
+            seeds = project_seeds(list(python), options_of, cache=cache, first=gate_first, search=search)
+        except (RecursionError, MemoryError) as error:
+            note(f"the project model ran out of resources ({type(error).__name__}): findings across modules are "
+                 "left out")
+        except Exception as error:  # noqa: BLE001 - see the docstring
+            note(f"internal error in the project model ({type(error).__name__}: {error}): findings across modules "
+                 "are left out")
+    again = [(index, candidate._replace(hot=seeds[os.path.abspath(candidate.path)]))
+             for index, candidate in enumerate(candidates)
+             if candidate.kind == PYTHON and os.path.abspath(candidate.path) in seeds]
+    if again:
+        runner = Runner(seeded_job, (overrides, folder), crashed, jobs)
+        for (index, _), report in zip(again, runner.run([candidate for _, candidate in again])):
+            reports[index] = report
+    yield from reports

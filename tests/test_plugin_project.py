@@ -1,0 +1,127 @@
+"""The flake8 plugin with the project model, through flake8's own command line: findings whose reason is in
+another module, one file at a time as an editor runs it and on the whole tree; the file alone when it comes on
+standard input, has no project root or is excluded; a warm cache parses nothing; libcst is never imported."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Dict, List, Optional
+
+CACHE = ".flake8-http-pool-cache"
+_WRAPPER = "import requests\n\n\ndef get_json(url):\n    return requests.get(url, timeout=5).json()\n"
+_LOOP = "from app.http import get_json\n\n\ndef sync(urls):\n    for url in urls:\n        get_json(url)\n"
+_FOUND = "app/http.py:5:12: HTP102 requests.get() in get_json(), which runs many times (called in a loop at app/sync.py:6)"
+
+
+def _write(root: Path, files: Dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+
+def _project(root: Path) -> Path:
+    _write(root, {"pyproject.toml": "", "app/__init__.py": "", "app/http.py": _WRAPPER, "app/sync.py": _LOOP})
+    return root
+
+
+def _flake8(root: Path, *args: str, stdin: Optional[str] = None,
+            parse_log: Optional[Path] = None) -> subprocess.CompletedProcess:
+    environment = dict(os.environ)
+    environment.pop("FLAKE8_HTTP_POOL_CACHE_DIR", None)
+    if parse_log is not None:
+        environment["FLAKE8_HTTP_POOL_PARSE_LOG"] = str(parse_log)
+    return subprocess.run([sys.executable, "-m", "flake8", "--isolated", "--select", "HTP", *args], cwd=root,
+                          input=stdin if stdin is not None else "", capture_output=True, text=True, timeout=180,
+                          env=environment)
+
+
+def _parsed(log: Path) -> List[str]:
+    return log.read_text(encoding="utf-8").splitlines() if log.exists() else []
+
+
+def test_one_file_at_a_time_reports_the_finding_whose_loop_is_in_another_module(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    done = _flake8(root, "app/http.py")
+    assert done.stdout.startswith(_FOUND), done.stdout + done.stderr
+    assert (root / CACHE / "CACHEDIR.TAG").exists()
+    # The whole tree, in two flake8 processes at once: the same finding, once.
+    tree = _flake8(root, "--jobs", "2", ".")
+    assert tree.stdout.count("HTP102") == 1 and ("./" + _FOUND) in tree.stdout, tree.stdout + tree.stderr
+
+
+def test_a_warm_cache_parses_nothing_and_an_edit_is_seen(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    _write(root, {"app/sync.py": "from app.http import get_json\n\n\ndef sync(url):\n    return get_json(url)\n"})
+    assert _flake8(root, "app/http.py").stdout == ""
+    log = tmp_path / "parsed.txt"
+    assert _flake8(root, "app/http.py", parse_log=log).stdout == ""
+    assert _parsed(log) == []
+    _write(root, {"app/sync.py": _LOOP})
+    edited = _flake8(root, "app/http.py", parse_log=log)
+    assert edited.stdout.startswith(_FOUND), edited.stdout + edited.stderr
+    assert [os.path.basename(path) for path in _parsed(log)] == ["sync.py"]  # only the module that changed
+
+
+def test_standard_input_is_checked_alone(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    done = _flake8(root, "--stdin-display-name", "app/http.py", "-", stdin=_WRAPPER)
+    assert (done.returncode, done.stdout) == (0, ""), done.stdout + done.stderr
+
+
+def test_without_a_project_root_or_excluded_the_file_is_alone(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    (root / "pyproject.toml").unlink()
+    # No marker anywhere above (a folder of /tmp): the plugin sees one module.
+    if not any((parent / marker).exists() for parent in root.parents
+               for marker in ("pyproject.toml", "setup.cfg", "setup.py", ".git")):
+        assert _flake8(root, "app/http.py").stdout == ""
+        assert not (root / CACHE).exists()
+    (root / "setup.cfg").write_text("")
+    assert _flake8(root, "app/http.py").stdout.startswith(_FOUND)
+    # flake8's exclude takes the module with the loop out of the project too.
+    assert _flake8(root, "--extend-exclude", "sync.py", "app/http.py").stdout == ""
+
+
+def test_a_broken_cache_or_project_never_breaks_flake8(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    (root / CACHE).write_text("a file where the folder goes\n")  # no cache: the model still runs
+    done = _flake8(root, "app/http.py")
+    assert done.stdout.startswith(_FOUND) and done.stderr == "", done.stdout + done.stderr
+    _write(root, {"app/broken.py": "def (:\n", "app/nul.py": "x = 1\x00\n"})  # modules that do not parse
+    done = _flake8(root, "app/http.py")
+    assert done.stdout.startswith(_FOUND) and "Traceback" not in done.stderr, done.stdout + done.stderr
+
+
+def test_the_project_path_leaves_libcst_and_ast_grep_unimported(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    probe = textwrap.dedent(
+        """
+        import sys
+        from flake8.main.cli import main
+        try:
+            main(["--isolated", "--select", "HTP", "--jobs", "1", "app/http.py"])
+        except SystemExit:
+            pass
+        print(sorted(m for m in sys.modules if m.split(".")[0] in ("libcst", "ast_grep_py")))
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", probe], cwd=root, capture_output=True, text=True, timeout=180)
+    assert _FOUND in done.stdout, done.stdout + done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_a_tree_over_the_project_limit_is_checked_module_by_module(tmp_path: Path) -> None:
+    """A root holding more files than FLAKE8_HTTP_POOL_PROJECT_LIMIT (a pyenv root, a monorepo) is not solved
+    by every flake8 process: its files are checked alone, and nothing is cached."""
+    root = _project(tmp_path)
+    environment = dict(os.environ, FLAKE8_HTTP_POOL_PROJECT_LIMIT="2")
+    done = subprocess.run([sys.executable, "-m", "flake8", "--isolated", "--select", "HTP", "app/http.py"], cwd=root,
+                          capture_output=True, text=True, timeout=180, env=environment)
+    assert (done.stdout, done.stderr) == ("", "")
+    assert not (root / CACHE).exists()
+    assert _flake8(root, "app/http.py").stdout.startswith(_FOUND)

@@ -1,0 +1,199 @@
+"""The project model's disk cache, through the real `check` command: where it lives, what it holds, that a warm
+run parses nothing, that it never changes a finding, and that it survives corruption, concurrency and a folder
+it cannot write."""
+
+from __future__ import annotations
+
+import os
+import pickle
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Dict, List, Optional
+
+import pytest
+
+from project_expectations import project_folders, project_root
+
+CACHE = ".flake8-http-pool-cache"
+_WRAPPER = "import requests\n\n\ndef get_json(url):\n    return requests.get(url, timeout=5).json()\n"
+_LOOP = "from app.http import get_json\n\n\ndef sync(urls):\n    for url in urls:\n        get_json(url)\n"
+_ONCE = "from app.http import get_json\n\n\ndef sync(url):\n    return get_json(url)\n"
+
+
+def _write(root: Path, files: Dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+
+def _project(root: Path, loop: bool = True) -> Path:
+    _write(root, {"pyproject.toml": "", "app/__init__.py": "", "app/http.py": _WRAPPER,
+                  "app/sync.py": _LOOP if loop else _ONCE, "app/plain.py": "def add(a, b):\n    return a + b\n"})
+    return root
+
+
+def _check(root: Path, *args: str, parse_log: Optional[Path] = None,
+           env: Optional[Dict[str, str]] = None) -> subprocess.CompletedProcess:
+    environment = dict(os.environ)
+    environment.pop("FLAKE8_HTTP_POOL_CACHE_DIR", None)
+    if parse_log is not None:
+        environment["FLAKE8_HTTP_POOL_PARSE_LOG"] = str(parse_log)
+    environment.update(env or {})
+    return subprocess.run([sys.executable, "-m", "flake8_http_pool", "check", "--isolated", "-q", *args, "."],
+                          cwd=root, capture_output=True, text=True, timeout=180, env=environment)
+
+
+def _parsed(log: Path) -> List[str]:
+    return log.read_text(encoding="utf-8").splitlines() if log.exists() else []
+
+
+def test_the_folder_is_made_at_the_project_root_with_its_tag_and_gitignore(tmp_path: Path) -> None:
+    root = _project(tmp_path / "proj")
+    _write(root, {"app/deep/x.py": "x = 1\n"})
+    done = _check(root / "app" / "deep")  # checked from below: the cache still goes to the root
+    assert done.returncode == 0, done.stderr
+    folder = root / CACHE
+    assert (folder / ".gitignore").read_text().splitlines()[-1] == "*"
+    assert (folder / "CACHEDIR.TAG").read_text().startswith("Signature: 8a477f597d28d172789f06886806bc55")
+    assert not (root / "app" / "deep" / CACHE).exists()
+
+
+def test_a_warm_run_over_an_unchanged_tree_parses_nothing(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    log = tmp_path / "parsed.txt"
+    cold = _check(root, parse_log=log)
+    assert cold.returncode == 1 and "called in a loop at app/sync.py:6" in cold.stdout, cold.stdout + cold.stderr
+    assert len(_parsed(log)) >= 4  # every module, once at least
+    log.unlink()
+    warm = _check(root, parse_log=log)
+    assert (warm.stdout, warm.returncode) == (cold.stdout, cold.returncode)
+    assert _parsed(log) == []
+    # Without the cache the same run parses every module again (so the assertion above can fail).
+    bypassed = _check(root, "--no-cache", parse_log=log)
+    assert bypassed.stdout == cold.stdout and len(_parsed(log)) >= 4
+
+
+def test_an_edit_in_one_module_changes_another_modules_findings_on_the_warm_run(tmp_path: Path) -> None:
+    root = _project(tmp_path, loop=False)
+    first = _check(root)
+    assert (first.returncode, first.stdout) == (0, ""), first.stderr
+    log = tmp_path / "parsed.txt"
+    _write(root, {"app/sync.py": _LOOP})  # the wrapper of http.py is now called in a loop in sync.py
+    second = _check(root, parse_log=log)
+    assert second.returncode == 1, second.stderr
+    assert "./app/http.py:5:12: HTP102" in second.stdout and "called in a loop at app/sync.py:6" in second.stdout
+    assert second.stdout == _check(root, "--no-cache").stdout
+    parsed = {os.path.basename(path) for path in _parsed(log)}
+    assert "sync.py" in parsed and "plain.py" not in parsed  # only what changed, and what its change seeds
+    _write(root, {"app/sync.py": _ONCE})  # and back: the finding goes away
+    third = _check(root)
+    assert (third.returncode, third.stdout) == (0, ""), third.stderr
+
+
+@pytest.mark.parametrize("folder", project_folders(), ids=[p.name for p in project_folders()])
+def test_cold_and_warm_runs_report_the_same_on_every_fixture_project(folder: Path, tmp_path: Path) -> None:
+    copy = tmp_path / folder.name
+    shutil.copytree(folder, copy, ignore=shutil.ignore_patterns("__pycache__", CACHE))
+    root = project_root(copy)
+    log = tmp_path / "parsed.txt"
+    bypassed = _check(root, "--no-cache")
+    cold = _check(root)
+    warm = _check(root, parse_log=log)
+    assert bypassed.stdout == cold.stdout == warm.stdout
+    assert bypassed.returncode == cold.returncode == warm.returncode
+    assert _parsed(log) == []
+
+
+def _entries(root: Path) -> List[Path]:
+    return [path for path in (root / CACHE / "m").rglob("*") if path.is_file()]
+
+
+def test_a_corrupt_or_truncated_entry_is_ignored_and_rewritten(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    cold = _check(root)
+    entries = _entries(root)
+    assert len(entries) >= 4
+    for number, entry in enumerate(entries):
+        data = entry.read_bytes()
+        entry.write_bytes(data[: len(data) // 2] if number % 2 else b"\x80\x05not a pickle at all")
+    again = _check(root)
+    assert (again.stdout, again.returncode, again.stderr) == (cold.stdout, cold.returncode, "")
+    for entry in _entries(root):
+        with entry.open("rb") as stream:
+            assert isinstance(pickle.load(stream), dict)  # rewritten whole
+    log = tmp_path / "parsed.txt"
+    assert _check(root, parse_log=log).stdout == cold.stdout and _parsed(log) == []
+
+
+def test_two_runs_at_once_on_one_tree_are_both_right_and_leave_a_readable_cache(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    for number in range(30):  # enough modules for the two runs to overlap in their writes
+        _write(root, {f"app/mod{number}.py": f"from app.http import get_json\n\n\ndef f{number}(u):\n"
+                                              "    return [get_json(x) for x in u]\n"})
+    expected = _check(root, "--no-cache").stdout
+    assert "mapped over items" in expected or "called in a loop" in expected
+    environment = dict(os.environ, FLAKE8_HTTP_POOL_CACHE_DIR="")
+    runs = [subprocess.Popen([sys.executable, "-m", "flake8_http_pool", "check", "--isolated", "-q", "."], cwd=root,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=environment)
+            for _ in range(2)]
+    outputs = [run.communicate(timeout=180) for run in runs]
+    for stdout, stderr in outputs:
+        assert (stdout, stderr) == (expected, "")
+    log = tmp_path / "parsed.txt"
+    assert _check(root, parse_log=log).stdout == expected
+    assert _parsed(log) == []
+    assert not [p for p in (root / CACHE).rglob(".tmp-*")]  # no temporary file left behind
+
+
+def test_an_unwritable_cache_folder_means_no_cache_one_note_and_the_same_findings(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder\n")
+    expected = _check(root, "--no-cache")
+    done = _check(root, "--cache-dir", str(blocker / "cache"))
+    assert (done.stdout, done.returncode) == (expected.stdout, expected.returncode)
+    notes = done.stderr.splitlines()
+    assert len(notes) == 1 and "running without a cache" in notes[0], done.stderr
+    # The default folder's place taken by a file: the same.
+    (root / CACHE).write_text("in the way\n")
+    done = _check(root)
+    assert (done.stdout, done.returncode) == (expected.stdout, expected.returncode)
+    assert len(done.stderr.splitlines()) == 1
+
+
+def test_no_cache_writes_nothing_and_cache_dir_env_and_config_choose_the_folder(tmp_path: Path) -> None:
+    root = _project(tmp_path / "proj")
+    assert _check(root, "--no-cache").returncode == 1
+    assert not (root / CACHE).exists()
+    _check(root, "--cache-dir", str(tmp_path / "flag"))
+    assert (tmp_path / "flag" / "CACHEDIR.TAG").exists() and not (root / CACHE).exists()
+    _check(root, env={"FLAKE8_HTTP_POOL_CACHE_DIR": str(tmp_path / "env")})
+    assert (tmp_path / "env" / "CACHEDIR.TAG").exists() and not (root / CACHE).exists()
+    _write(root, {"pyproject.toml": '[tool.flake8-http-pool]\ncache-dir = "../configured"\n'})
+    done = subprocess.run([sys.executable, "-m", "flake8_http_pool", "check", "-q", "."], cwd=root,
+                          capture_output=True, text=True, timeout=180)
+    assert done.returncode == 1 and "warning" not in done.stderr, done.stderr
+    assert (tmp_path / "configured" / "CACHEDIR.TAG").exists() and not (root / CACHE).exists()
+
+
+def test_a_changed_setting_is_a_miss_not_a_stale_finding(tmp_path: Path) -> None:
+    root = _project(tmp_path, loop=False)
+    _write(root, {"app/sync.py": "from app.http import get_json\n\n\n@every_minute\ndef sync(url):\n"
+                                 "    return get_json(url)\n"})
+    assert _check(root).stdout == ""
+    hot = _check(root, "--hot-decorators", "every_minute")
+    assert "decorated with @every_minute at app/sync.py:4" in hot.stdout, hot.stdout + hot.stderr
+    assert _check(root).stdout == ""
+
+
+def test_a_cached_result_shows_the_path_as_given_this_time(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    assert "./app/http.py:5:12: HTP102" in _check(root).stdout  # cached under `./app/http.py`
+    environment = dict(os.environ)
+    environment.pop("FLAKE8_HTTP_POOL_CACHE_DIR", None)
+    named = subprocess.run([sys.executable, "-m", "flake8_http_pool", "check", "--isolated", "-q", "app/http.py",
+                            "app/sync.py"], cwd=root, capture_output=True, text=True, timeout=180, env=environment)
+    assert named.stdout.startswith("app/http.py:5:12: HTP102"), named.stdout + named.stderr

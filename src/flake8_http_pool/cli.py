@@ -368,6 +368,7 @@ def _stdin_results(args: argparse.Namespace, stdin: TextIO, resolver: Any,
 def run_check(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
     """`check`: discover, check (in parallel), report; the exit code."""
     from .discovery import Discovery
+    from .project_run import project_model_wanted
     from .report_output import write_report
     from .runner import Runner, worker_count
 
@@ -384,7 +385,7 @@ def run_check(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: T
 
     # The whole-project analysis is a preview until it is cheap (issue 12's cache, issue 13's speed work): it
     # parses more files and holds the candidate list, so it runs when asked, as ruff's preview rules do.
-    preview = bool(args.preview or getattr(settings.config, "preview", False))
+    preview = project_model_wanted(args, settings.config)
 
     def results() -> Iterator[Any]:
         keyed = resolver.keyed(discovery.candidates(paths), errors)
@@ -404,54 +405,11 @@ def run_check(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: T
 
 
 def _with_project_seeds(candidates: List[Any], overrides: Any, note: Callable[[str], None]) -> List[Any]:
-    """The candidates, each Python file given the functions that other modules make hot (project.py).
-
-    A failure of the project model itself (an engine bug) costs the findings across modules, said in one
-    line; each file is still checked on its own."""
-    import ast
-    import warnings
-
+    """The candidates, each Python file given the functions that other modules make hot (project_run.py)."""
     from .discovery import PYTHON
-    from .project import gather
-    from .settings import resolved
-    from .source_files import SourceError, decode_source, parse_source, read_bytes
+    from .project_run import project_seeds
 
-    python = {os.path.abspath(c.path): c for c in candidates if c.kind == PYTHON}
-    if len(python) < 2:
-        return candidates  # one module: nothing to find across modules
-
-    options_by_key: Dict[Any, Any] = {}  # many files share a settings key: resolve each key once
-
-    def options_of(path: str) -> Any:
-        key = python[path].key
-        if key not in options_by_key:
-            options_by_key[key] = resolved(overrides, key).options
-        return options_by_key[key]
-
-    def read(path: str, options: Any) -> Optional[Tuple[bytes, str]]:
-        try:
-            data = read_bytes(path, options.max_file_size)
-            return data, decode_source(data)
-        except SourceError:
-            return None  # the file's own check reports it
-
-    def parse(text: str, path: str) -> Optional[ast.Module]:
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # a SyntaxWarning is not ours to print (the file's check decides)
-                return parse_source(text, path)
-        except (SourceError, RecursionError, MemoryError):
-            return None
-
-    try:
-        seeds = gather(list(python), options_of, read, parse)
-    except (RecursionError, MemoryError) as error:
-        note(f"the project model ran out of resources ({type(error).__name__}): findings across modules are left out")
-        return candidates
-    except Exception as error:  # noqa: BLE001 - see the docstring
-        note(f"internal error in the project model ({type(error).__name__}: {error}): findings across modules "
-             "are left out")
-        return candidates
+    seeds = project_seeds([(c.path, c.key) for c in candidates if c.kind == PYTHON], overrides, note)
     if not seeds:
         return candidates
     return [c._replace(hot=seeds.get(os.path.abspath(c.path))) if c.kind == PYTHON else c for c in candidates]

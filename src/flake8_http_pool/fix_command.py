@@ -42,6 +42,7 @@ class FixTarget(NamedTuple):
     root: str
     explicit: bool
     key: Any = None  # its settings key (settings.Key): which config's settings it is fixed with
+    seeds: Any = None  # engine.ModuleSeeds: what the project model found about it because of other modules
 
 
 class FileFixResult(NamedTuple):
@@ -73,6 +74,9 @@ def add_fix_parser(commands: Any) -> argparse.ArgumentParser:
         "signal N (no file half-written).",
     )
     add_scan_arguments(fix, "fix")
+    fix.add_argument("--preview", action="store_true",
+                     help="also fix what the whole-project analysis finds (a wrapper, factory or handler whose loop "
+                     "is in another module), as `check --preview` reports it; config: preview = true")
     fix.add_argument("--unsafe-fixes", action="store_true", help="also apply fixes that may change behaviour")
     mode = fix.add_mutually_exclusive_group()
     mode.add_argument("--diff", action="store_true", help="print a unified diff of the changes and write nothing")
@@ -111,12 +115,14 @@ def fix_file(
     explicit: bool = True,
     timeout: Optional[float] = DEFAULT_TIMEOUT,
     settings: FixFacts = NO_FACTS,
+    seeds: Any = None,
 ) -> FileFixResult:
     """Fix one file; never raises for anything the file holds. Writes only in WRITE mode, and only on change.
 
     `root` (default: the working directory) is where the file may be written; `explicit` says the user named
     the file. Fixing is limited to `timeout` seconds (None or 0: no limit). `settings` carries the config's
     fix-safety settings; the facts of the file's own project (what it patches, what it pins) are added here.
+    `seeds` (engine.ModuleSeeds) are what the project model found about the file because of other modules.
     """
     from .checking import mentions_a_library
     from .fix_facts import facts_for_file
@@ -131,22 +137,23 @@ def fix_file(
         data = b""
         data = read_bytes(path, options.max_file_size)
         text = decode_source(data)
-        if not options.unpooled_calls and not mentions_a_library(data, text):
+        if not options.unpooled_calls and not (seeds is not None and seeds.factories) \
+                and not mentions_a_library(data, text):
             return FileFixResult(path)
         facts = facts_for_file(path, settings, None if explicit else root)
         with time_budget(timeout):
             if mode == CHECK:
                 # Whether anything would change is the planners' answer; carrying the plan out with libcst would
                 # cost about four times as much and write nothing anyway.
-                planned = planned_fixes(text, options, codes, unsafe, filename=path, facts=facts)
+                planned = planned_fixes(text, options, codes, unsafe, filename=path, facts=facts, seeds=seeds)
                 left = tuple(sorted(planned.unsafe_left.items()))
                 if planned.error is not None:
                     return FileFixResult(path, unsafe_left=left, error=planned.error, where=planned.where)
                 return FileFixResult(path, bool(planned.applied), tuple(sorted(planned.applied.items())), left)
-            result = fix_source(text, options, codes, unsafe, filename=path, facts=facts)
+            result = fix_source(text, options, codes, unsafe, filename=path, facts=facts, seeds=seeds)
             unhandled = None
             if result.error is None and "\f" in text:
-                unhandled = _unhandled_sites(result.text, options, codes, unsafe, path, facts)
+                unhandled = _unhandled_sites(result.text, options, codes, unsafe, path, facts, result.seeds)
     except WriteRefused as refusal:
         return FileFixResult(path, error=refusal.reason)
     except OverBudget:
@@ -161,7 +168,7 @@ def fix_file(
     left = tuple(sorted(result.unsafe_left.items()))
     if result.error is not None:
         return FileFixResult(path, unsafe_left=left, error=result.error, where=result.where)
-    remaining = remaining_findings(result.text, options, codes, path) if mode == WRITE else ()
+    remaining = remaining_findings(result.text, options, codes, path, result.seeds) if mode == WRITE else ()
     if result.text == text:
         return FileFixResult(path, unsafe_left=left, error=unhandled, remaining=remaining)
     lost = text.count("\f") - result.text.count("\f")
@@ -176,7 +183,8 @@ def fix_file(
     return FileFixResult(path, True, applied, left, error=unhandled, remaining=remaining)
 
 
-def remaining_findings(text: str, options: Options, codes: FrozenSet[str], path: str) -> Tuple[Tuple[str, int], ...]:
+def remaining_findings(text: str, options: Options, codes: FrozenSet[str], path: str,
+                       seeds: Any = None) -> Tuple[Tuple[str, int], ...]:
     """The findings per code `check` would still report in a (fixed) text: what decides fix's exit code.
 
     One more analysis of a file that mentions a library (no libcst): the fix's own last round analysed it
@@ -186,10 +194,11 @@ def remaining_findings(text: str, options: Options, codes: FrozenSet[str], path:
     from .noqa import unsuppressed
     from .source_files import SourceError, parse_source
 
-    if not may_have_findings(text, options):
+    if not may_have_findings(text, options) and not (seeds is not None and seeds.factories):
         return ()
     try:
-        found = unsuppressed(analyze(parse_source(text, path), options, codes=set(codes), source=text), text)
+        found = unsuppressed(analyze(parse_source(text, path), options, codes=set(codes), source=text, seeds=seeds),
+                             text)
     except (SourceError, RecursionError):
         return ()  # the fix's verification already refused such a text; nothing to count
     return tuple(sorted(Counter(f.code for f in found if f.code in codes).items()))
@@ -218,7 +227,7 @@ def _write(path: str, text: str, data: bytes, place: Any, read_as: Any) -> Optio
 
 
 def _unhandled_sites(text: str, options: Options, codes: FrozenSet[str], unsafe: bool, path: str,
-                     facts: FixFacts) -> Optional[str]:
+                     facts: FixFacts, seeds: Any = None) -> Optional[str]:
     """Why fixable sites are left in a fixed text holding a form feed, or None when there are none.
 
     A form feed at the start of a line moves the column `ast` reports away from the one libcst sees, so a fix
@@ -230,10 +239,11 @@ def _unhandled_sites(text: str, options: Options, codes: FrozenSet[str], unsafe:
     from .noqa import unsuppressed
     from .source_files import parse_source
 
-    left = planned_fixes(text, options, codes, unsafe, filename=path, facts=facts).applied
+    left = planned_fixes(text, options, codes, unsafe, filename=path, facts=facts, seeds=seeds).applied
     if not left:
         return None
-    findings = unsuppressed(analyze(parse_source(text, path), options, codes=set(left), source=text), text)
+    findings = unsuppressed(analyze(parse_source(text, path), options, codes=set(left), source=text, seeds=seeds),
+                            text)
     sites = ", ".join(f"{f.code} at line {f.line}" for f in findings) or ", ".join(sorted(left))
     return f"{sites}: not fixed (the fix cannot handle a form feed at the start of a line); fix by hand"
 
@@ -254,7 +264,7 @@ def _fix_job(shared: Tuple[Any, bool, str, Optional[float]], target: FixTarget) 
     overrides, unsafe, mode, timeout = shared
     found = resolved(overrides, target.key)
     return fix_file(target.path, found.options, found.codes, unsafe, mode, target.root, target.explicit, timeout,
-                    found.fix_facts())
+                    found.fix_facts(), target.seeds)
 
 
 def fix_targets(candidates: Callable[[Iterable[str]], Iterable[Any]], paths: Iterable[str]) -> Iterator[FixTarget]:
@@ -365,13 +375,15 @@ def run_fix(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: Tex
     """`fix`: discover, fix (in parallel), write / diff / check, summarise; the exit code."""
     from . import cli
     from .discovery import Discovery
+    from .project_run import project_model_wanted
     from .runner import Interrupted, Runner, worker_count
 
     cli.check_usage(args)
     _require_libcst()
     if cli.STDIN in args.paths and (len(args.paths) > 1 or args.files_from is not None):
         raise cli.UsageError("`fix -` fixes the source on standard input alone; give no other path or --files-from")
-    resolver = cli.scan_settings(args, stderr).resolver
+    scanned_settings = cli.scan_settings(args, stderr)
+    resolver = scanned_settings.resolver
 
     mode = DIFF if args.diff else CHECK if args.check else WRITE
     skipped: List[Tuple[str, str]] = []
@@ -397,7 +409,13 @@ def run_fix(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: Tex
     applied: "Counter[str]" = Counter()
     unsafe_left: "Counter[str]" = Counter()
     remaining: "Counter[str]" = Counter()
-    results = runner.run(fix_targets(lambda found: resolver.keyed(discovery.candidates(found), on_error), paths))
+    targets: Iterable[FixTarget] = fix_targets(lambda found: resolver.keyed(discovery.candidates(found), on_error),
+                                               paths)
+    if project_model_wanted(args, scanned_settings.config):
+        # The project model needs every module before any file is fixed: a wrapper's session goes in its own
+        # module because of a loop in another. The solve runs here; each file's job carries its own seeds.
+        targets = with_project_seeds(list(targets), resolver.overrides, cli._note(stderr))
+    results = runner.run(targets)
     try:
         with _stopped_by_signals():
             try:
@@ -434,6 +452,16 @@ def run_fix(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: Tex
     if not args.quiet:
         stderr.write(summary(scanned, changed, applied, unsafe_left, skipped, mode, remaining))
     return fix_exit_code(args, mode, bool(skipped), changed > 0, sum(remaining.values()) > 0)
+
+
+def with_project_seeds(targets: List[FixTarget], overrides: Any, note: Callable[[str], None]) -> List[FixTarget]:
+    """The targets, each given what the project model found about its module because of the others."""
+    from .project_run import project_seeds
+
+    seeds = project_seeds([(t.path, t.key) for t in targets], overrides, note)
+    if not seeds:
+        return targets
+    return [t._replace(seeds=seeds.get(os.path.abspath(t.path))) for t in targets]
 
 
 def fix_exit_code(args: argparse.Namespace, mode: str, errors: bool, changed: bool, remaining: bool) -> int:

@@ -1,0 +1,73 @@
+"""Running the project model for a command: the seeds each Python file gets, shared by `check` and `fix`.
+
+`check` and `fix` must see the same functions made hot by other modules and the same factory calls, or `fix`
+would rewrite what `check` does not report (or miss what it does). Both call `project_seeds` here; how the
+model is computed (in this process today, later with workers and a cache on disk) stays behind it.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import warnings
+from typing import Any, Callable, Dict, Optional, Sequence, Tuple
+
+from .engine import ModuleSeeds
+
+
+def project_model_wanted(args: Any, config: Any) -> bool:
+    """Whether a command runs the project model: asked with --preview or `preview = true` in the config.
+
+    One place for `check` and `fix`, so making the model the default changes both at once.
+    """
+    return bool(getattr(args, "preview", False) or getattr(config, "preview", False))
+
+
+def project_seeds(files: Sequence[Tuple[str, Any]], overrides: Any,
+                  note: Callable[[str], None]) -> Dict[str, ModuleSeeds]:
+    """Per absolute path, what the project model found about that module because of the others.
+
+    `files` are the Python files of the run, each with its settings key (settings.Key); `overrides` are the
+    command line's (settings.resolved). A file missing from the answer gets nothing from other modules.
+    A failure of the model itself (an engine bug, or running out of recursion or memory) costs the findings
+    across modules, said in one line through `note`; each file is still analysed on its own.
+    """
+    from .project import gather
+    from .settings import resolved
+    from .source_files import SourceError, decode_source, parse_source, read_bytes
+
+    keys = {os.path.abspath(path): key for path, key in files}
+    if len(keys) < 2:
+        return {}  # one module: nothing to find across modules
+
+    options_by_key: Dict[Any, Any] = {}  # many files share a settings key: resolve each key once
+
+    def options_of(path: str) -> Any:
+        key = keys[path]
+        if key not in options_by_key:
+            options_by_key[key] = resolved(overrides, key).options
+        return options_by_key[key]
+
+    def read(path: str, options: Any) -> Optional[Tuple[bytes, str]]:
+        try:
+            data = read_bytes(path, options.max_file_size)
+            return data, decode_source(data)
+        except SourceError:
+            return None  # the file's own check (or fix) reports it
+
+    def parse(text: str, path: str) -> Optional[ast.Module]:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # a SyntaxWarning is not ours to print (the file's run decides)
+                return parse_source(text, path)
+        except (SourceError, RecursionError, MemoryError):
+            return None
+
+    try:
+        return dict(gather(list(keys), options_of, read, parse) or {})
+    except (RecursionError, MemoryError) as error:
+        note(f"the project model ran out of resources ({type(error).__name__}): findings across modules are left out")
+    except Exception as error:  # noqa: BLE001 - see the docstring
+        note(f"internal error in the project model ({type(error).__name__}: {error}): findings across modules "
+             "are left out")
+    return {}

@@ -43,6 +43,8 @@ class FixTarget(NamedTuple):
     explicit: bool
     key: Any = None  # its settings key (settings.Key): which config's settings it is fixed with
     seeds: Any = None  # engine.ModuleSeeds: what the project model found about it because of other modules
+    # Names it defines that other modules of the project name (fix_facts.FixFacts.named_elsewhere); None: unknown.
+    named_elsewhere: Optional[FrozenSet[str]] = None
 
 
 class FileFixResult(NamedTuple):
@@ -263,8 +265,11 @@ def _fix_job(shared: Tuple[Any, bool, str, Optional[float]], target: FixTarget) 
 
     overrides, unsafe, mode, timeout = shared
     found = resolved(overrides, target.key)
+    facts = found.fix_facts()
+    if target.named_elsewhere is not None:
+        facts = facts._replace(named_elsewhere=target.named_elsewhere)
     return fix_file(target.path, found.options, found.codes, unsafe, mode, target.root, target.explicit, timeout,
-                    found.fix_facts(), target.seeds)
+                    facts, target.seeds)
 
 
 def fix_targets(candidates: Callable[[Iterable[str]], Iterable[Any]], paths: Iterable[str]) -> Iterator[FixTarget]:
@@ -455,13 +460,14 @@ def run_fix(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: Tex
 
 
 def with_project_seeds(targets: List[FixTarget], overrides: Any, note: Callable[[str], None]) -> List[FixTarget]:
-    """The targets, each given what the project model found about its module because of the others."""
-    from .project_run import project_seeds
+    """The targets, each given what the project model found about its module because of the others, and the
+    names it defines that other modules name (a signature change there is refused, see fixes/htp104_sites)."""
+    from .project_run import names_used_elsewhere, project_seeds
 
     seeds = project_seeds([(t.path, t.key) for t in targets], overrides, note)
-    if not seeds:
-        return targets
-    return [t._replace(seeds=seeds.get(os.path.abspath(t.path))) for t in targets]
+    elsewhere = names_used_elsewhere([t.path for t in targets])
+    return [t._replace(seeds=seeds.get(os.path.abspath(t.path)),
+                       named_elsewhere=elsewhere.get(os.path.abspath(t.path), frozenset())) for t in targets]
 
 
 def fix_exit_code(args: argparse.Namespace, mode: str, errors: bool, changed: bool, remaining: bool) -> int:

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 import warnings
-from typing import Any, Callable, Dict, Optional, Sequence, Tuple
+from collections import Counter
+from typing import Any, Callable, Dict, FrozenSet, Optional, Sequence, Set, Tuple
 
 from .engine import ModuleSeeds
 
@@ -71,3 +73,37 @@ def project_seeds(files: Sequence[Tuple[str, Any]], overrides: Any,
         note(f"internal error in the project model ({type(error).__name__}: {error}): findings across modules "
              "are left out")
     return {}
+
+
+_DEFINED = re.compile(rb"^[ \t]*(?:async[ \t]+def|def|class)[ \t]+([^\W\d]\w*)", re.MULTILINE)
+_WORD = re.compile(rb"[^\W\d]\w*")
+
+
+def names_used_elsewhere(paths: Sequence[str], max_size: int = 0) -> Dict[str, FrozenSet[str]]:
+    """Per absolute path, the names it defines (`def`, `class`, at any depth) that another of `paths` names.
+
+    What `fix` needs before it changes a signature: a word in another module's text may be a call, an import
+    or a reference to the function, which that module's own plan would not edit. Bytes only, no parse: a name
+    in a comment or a string counts too, which costs a fix, never a caller. A file that cannot be read is
+    left out (its own fix reports it); `max_size` (0: none) skips the text of larger files the same way.
+    """
+    defined: Dict[str, Set[bytes]] = {}
+    counts: "Counter[bytes]" = Counter()  # per word, how many files name it
+    for path in {os.path.abspath(p) for p in paths}:
+        try:
+            with open(path, "rb") as stream:
+                data = stream.read(max_size + 1 if max_size else -1)
+        except OSError:
+            continue
+        if max_size and len(data) > max_size:
+            continue
+        words = set(_WORD.findall(data))
+        counts.update(words)
+        defined[path] = set(_DEFINED.findall(data))
+    found: Dict[str, FrozenSet[str]] = {}
+    for path, names in defined.items():
+        # Its own text names each of its defs once at least: another file's naming makes the count pass 1.
+        elsewhere = {name.decode("utf-8", "replace") for name in names if counts[name] > 1}
+        if elsewhere:
+            found[path] = frozenset(elsewhere)
+    return found

@@ -211,10 +211,19 @@ def _no_outside_callers(index: _Index, function: ast.AST, script: bool, facts: F
     """RULES.md: the new parameter goes only on functions nobody outside the project can call: a private
     name (its own or its class's), a function nested in another, any function of a script, or any function
     at all when the config says `application = true`. A public function or method may have callers in other
-    projects, whose calls the new parameter would break."""
+    projects, whose calls the new parameter would break; and any function another module of the project names
+    (facts.named_elsewhere, known when the project model runs) may have callers this plan cannot edit."""
+    node: ast.AST = function
+    if facts.named_elsewhere:
+        # Another module of the project names the function (or its class): a caller there would break.
+        while not isinstance(node, ast.Module):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) \
+                    and node.name in facts.named_elsewhere:
+                return False
+            node = index.scope_of(node)
     if facts.application or script:
         return True
-    node: ast.AST = function
+    node = function
     while not isinstance(node, ast.Module):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and _private(node.name):
             return True
@@ -258,6 +267,11 @@ def plan_client_parameters(
     for finding in sorted(findings, key=lambda f: (f.line, f.col)):
         details = finding.details or {}
         if finding.code != "HTP104" or details.get("factory") or not details.get("all_uses_are_calls"):
+            continue
+        if details.get("hot_path"):
+            # Hot because of a call in another module (the project model's seed): the new parameter would have
+            # to reach callers this module's plan cannot edit; report only (issue 12: threading it through
+            # other modules' callers is not built yet).
             continue
         library = str(details.get("library", ""))
         variable = details.get("variable")

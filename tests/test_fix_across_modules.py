@@ -1,0 +1,204 @@
+"""`fix --preview` across modules (issue 12): the project model's seeds reach the fixes, through the real CLI.
+
+Golden projects (tests/fixtures/fix_projects/NAME/{before,after}/...) are copied, fixed with
+`python -m flake8_http_pool fix --preview --unsafe-fixes .`, and compared file by file with `after`; the result
+compiles, a second fix changes nothing, and `check --preview` after the fix reports nothing new and none of the
+fixed findings. End to end, a request wrapper in one module called in a loop in another goes from one
+connection per call to one connection in all, against the counting server of tests/safety_server.py.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import shutil
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Dict, Iterator, List, Tuple
+
+import pytest
+
+from safety_server import SafetyServer, running_server
+
+PROJECTS = Path(__file__).parent / "fixtures" / "fix_projects"
+_IGNORED = {"__pycache__", ".flake8-http-pool-cache"}
+
+
+def _files(folder: Path) -> Dict[str, bytes]:
+    return {
+        path.relative_to(folder).as_posix(): path.read_bytes()
+        for path in sorted(folder.rglob("*"))
+        if path.is_file() and not _IGNORED.intersection(path.relative_to(folder).parts)
+    }
+
+
+def _tool(folder: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "flake8_http_pool", *args], cwd=folder, capture_output=True,
+                          text=True, timeout=300)
+
+
+def _findings(folder: Path) -> "Counter[Tuple[str, str]]":
+    """`check --preview`'s findings, counted per (file, code)."""
+    result = _tool(folder, "check", "--preview", "--format", "json", ".")
+    assert result.returncode in (0, 1), result.stderr
+    return Counter((Path(f["path"]).as_posix(), f["code"]) for f in json.loads(result.stdout))
+
+
+def _copy(source: Path, folder: Path) -> Path:
+    shutil.copytree(source, folder, ignore=shutil.ignore_patterns(*_IGNORED))
+    return folder
+
+
+def _project_names() -> List[str]:
+    return sorted(p.name for p in PROJECTS.iterdir() if (p / "before").is_dir())
+
+
+@pytest.mark.parametrize("name", _project_names())
+def test_golden_project(name: str, tmp_path: Path) -> None:
+    project = PROJECTS / name
+    folder = _copy(project / "before", tmp_path / "tree")
+    before = _findings(folder)
+    assert before, "the project has nothing for check --preview to report"
+
+    fixed = _tool(folder, "fix", "--preview", "--unsafe-fixes", "--exit-zero", "--no-progress", ".")
+    assert fixed.returncode == 0, fixed.stderr
+    assert _files(folder) == _files(project / "after"), fixed.stderr
+    for relative, data in _files(folder).items():
+        if relative.endswith(".py"):
+            compile(ast.parse(data), relative, "exec", dont_inherit=True)
+
+    again = _tool(folder, "fix", "--preview", "--unsafe-fixes", "--exit-zero", "--no-progress", ".")
+    assert again.returncode == 0, again.stderr
+    assert _files(folder) == _files(project / "after"), "a second fix changed the tree"
+    assert "0 changed" in again.stderr
+
+    after = _findings(folder)
+    grew = {key: (before[key], n) for key, n in after.items() if n > before[key]}
+    assert not grew, f"check --preview reports more after the fix (before, after): {grew}"
+    # What the fix rewrote is gone: per file, one finding fewer per fix applied.
+    changed = {path for path, data in _files(project / "after").items() if (project / "before" / path).read_bytes() != data}
+    for path in changed:
+        assert sum(after[(p, c)] for p, c in after if p == path) < sum(before[(p, c)] for p, c in before if p == path)
+
+
+@pytest.mark.parametrize("name", _project_names())
+def test_golden_project_diff_and_check_write_nothing(name: str, tmp_path: Path) -> None:
+    project = PROJECTS / name
+    folder = _copy(project / "before", tmp_path / "tree")
+    original = _files(folder)
+    expected = _files(project / "after")
+    changes = sorted(path for path in original if original[path] != expected[path])
+    diff = _tool(folder, "fix", "--preview", "--unsafe-fixes", "--diff", ".")
+    check = _tool(folder, "fix", "--preview", "--unsafe-fixes", "--check", ".")
+    assert _files(folder) == original
+    shown = sorted(line[len("--- ./"):] for line in diff.stdout.splitlines() if line.startswith("--- "))
+    assert shown == changes, diff.stdout
+    assert diff.returncode == check.returncode == (1 if changes else 0), diff.stderr + check.stderr
+
+
+def test_without_preview_nothing_across_modules_is_fixed(tmp_path: Path) -> None:
+    """The project model runs when asked, as for `check`: without --preview the wrapper is not reported, so
+    not fixed (`project_run.project_model_wanted` decides both)."""
+    folder = _copy(PROJECTS / "wrapper_in_other_module" / "before", tmp_path / "tree")
+    original = _files(folder)
+    result = _tool(folder, "fix", "--unsafe-fixes", "--no-progress", ".")
+    assert result.returncode == 0, result.stderr
+    assert _files(folder) == original
+
+
+def test_preview_in_config_turns_the_model_on_for_fix(tmp_path: Path) -> None:
+    folder = _copy(PROJECTS / "wrapper_in_other_module" / "before", tmp_path / "tree")
+    (folder / "pyproject.toml").write_text("[tool.flake8-http-pool]\npreview = true\n")
+    result = _tool(folder, "fix", "--unsafe-fixes", "--no-progress", ".")
+    assert result.returncode == 0, result.stderr
+    assert (folder / "app" / "utils.py").read_bytes() == \
+        (PROJECTS / "wrapper_in_other_module" / "after" / "app" / "utils.py").read_bytes()
+
+
+# -- a private function another module calls keeps its signature -------------------------------------------------
+_PRIVATE_CLIENT = '''\
+import requests
+
+
+def _product(base, sku):
+    with requests.Session() as session:
+        return session.get(f"{base}/item/{sku}", timeout=10).json()["id"]
+
+
+def sync_all(base):
+    for sku in ["tea", "cake"]:
+        print(_product(base, sku))
+'''
+_PRIVATE_CALLER = '''\
+import sys
+
+from catalog.client import _product
+
+for sku in ["tea", "cake", "jam"]:
+    print(_product(sys.argv[1], sku))
+'''
+
+
+def _private_tree(tmp_path: Path) -> Path:
+    folder = tmp_path / "tree"
+    (folder / "catalog").mkdir(parents=True)
+    (folder / "catalog" / "__init__.py").write_text("")
+    (folder / "catalog" / "client.py").write_text(_PRIVATE_CLIENT)
+    (folder / "sync.py").write_text(_PRIVATE_CALLER)
+    return folder
+
+
+def test_client_parameter_refused_when_another_module_calls_the_function(tmp_path: Path) -> None:
+    """HTP104's in-module fix would give `_product` a new first parameter and update `sync_all` only, breaking
+    sync.py's call. With the project model, fix sees the other caller and reports only."""
+    folder = _private_tree(tmp_path)
+    result = _tool(folder, "fix", "--preview", "--unsafe-fixes", "--no-progress", ".")
+    assert (folder / "catalog" / "client.py").read_text() == _PRIVATE_CLIENT, result.stderr
+    assert "HTP104: 1" in result.stderr and result.returncode == 1
+
+
+def test_client_parameter_still_fixed_in_module_when_no_other_module_names_it(tmp_path: Path) -> None:
+    folder = _private_tree(tmp_path)
+    (folder / "sync.py").write_text("print('nothing imported')\n")
+    result = _tool(folder, "fix", "--preview", "--unsafe-fixes", "--no-progress", ".")
+    assert result.returncode == 0, result.stderr
+    assert "def _product(session, base, sku):" in (folder / "catalog" / "client.py").read_text()
+
+
+# -- end to end: connections counted by a real server -------------------------------------------------------------
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SafetyServer]:
+    with running_server(tmp_path_factory.mktemp("server")) as running:
+        yield running
+
+
+def _run(folder: Path, server: SafetyServer) -> Tuple[str, int]:
+    before = server.connections
+    result = subprocess.run([sys.executable, "-m", "app.main", server.base], cwd=folder, capture_output=True,
+                            text=True, timeout=120, env={**_clean_env(), "PYTHONDONTWRITEBYTECODE": "1"})
+    assert result.returncode == 0, result.stderr
+    return result.stdout, server.connections - before
+
+
+def _clean_env() -> Dict[str, str]:
+    import os
+
+    dropped = ("http_proxy", "https_proxy", "all_proxy", "no_proxy", "pythonpath")
+    env = {k: v for k, v in os.environ.items() if k.lower() not in dropped}
+    env.update(NO_PROXY="127.0.0.1,localhost", no_proxy="127.0.0.1,localhost")
+    return env
+
+
+def test_wrapper_in_another_module_end_to_end(tmp_path: Path, server: SafetyServer) -> None:
+    pytest.importorskip("requests")
+    folder = _copy(PROJECTS / "wrapper_in_other_module" / "before", tmp_path / "tree")
+    out_before, before = _run(folder, server)
+    fixed = _tool(folder, "fix", "--preview", "--unsafe-fixes", "--no-progress", ".")
+    assert fixed.returncode == 0, fixed.stderr
+    assert "1 changed" in fixed.stderr
+    out_after, after = _run(folder, server)
+    print(f"wrapper in another module: connections {before} -> {after}")
+    assert out_after == out_before and out_before.split() == ["0", "1", "2", "3", "4"]
+    assert before == 5 and after == 1

@@ -420,7 +420,14 @@ def run_fix(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: Tex
         # The project model needs every module before any file is fixed: a wrapper's session goes in its own
         # module because of a loop in another. The solve runs here; each file's job carries its own seeds.
         targets = with_project_seeds(list(targets), resolver.overrides, cli._note(stderr))
-    results = runner.run(targets)
+        # Changes across modules (HTP104's parameter threaded through other modules' callers) are carried
+        # out here, each all or nothing; their files are done, the others go to the workers.
+        across, held, targets = fix_across_modules(targets, resolver.overrides, args.unsafe_fixes, mode, on_error,
+                                                   cli._note(stderr))
+        unsafe_left.update(held)
+        results: Iterable[FileFixResult] = _chain_results(across, runner.run(targets))
+    else:
+        results = runner.run(targets)
     try:
         with _stopped_by_signals():
             try:
@@ -439,7 +446,8 @@ def run_fix(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: Tex
                             stdout.write(result.diff)
                         elif mode == CHECK:
                             progress.clear()
-                            stdout.write(f"would fix {result.path} ({_counts(Counter(dict(result.applied)))})\n")
+                            counts = _counts(Counter(dict(result.applied)))
+                            stdout.write(f"would fix {result.path}" + (f" ({counts})\n" if counts else "\n"))
                         if args.show_fixes and result.applied:
                             progress.clear()
                             # stdout holds nothing else when writing; a diff or the --check list keeps it
@@ -457,6 +465,119 @@ def run_fix(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: Tex
     if not args.quiet:
         stderr.write(summary(scanned, changed, applied, unsafe_left, skipped, mode, remaining))
     return fix_exit_code(args, mode, bool(skipped), changed > 0, sum(remaining.values()) > 0)
+
+
+def _chain_results(first: List[FileFixResult], then: Iterable[FileFixResult]) -> Iterator[FileFixResult]:
+    """`first`, then `then`; closing it closes `then` (the runner's results: it stops the workers)."""
+    try:
+        yield from first
+        yield from then
+    finally:
+        _close(then)
+
+
+def fix_across_modules(targets: List[FixTarget], overrides: Any, unsafe: bool, mode: str,
+                       on_error: Callable[..., None], note: Callable[[str], None]
+                       ) -> Tuple[List[FileFixResult], "Counter[str]", List[FixTarget]]:
+    """Carry out the changes across modules among `targets` (fix_across.py): (the results of the files they
+    changed, the unsafe fixes held back without --unsafe-fixes, the targets left for the per-file fix).
+
+    A change is written all or nothing (writing.write_group): when any of its files fails verification, or
+    its per-file fixes fail, or one cannot be written, none is, and the reason is reported for that file.
+    """
+    from .fix_across import plan_changes, relocated, verify_change
+    from .fix_facts import facts_for_file
+    from .fixing import fix_source
+    from .settings import resolved
+    from .writing import GroupFile, GroupRefused, WriteRefused, content_snapshot, locate, write_group
+
+    by_path = {os.path.abspath(t.path): t for t in targets}
+    seeds = {path: t.seeds for path, t in by_path.items() if t.seeds is not None}
+    held: "Counter[str]" = Counter()
+    if not any(s.hot for s in seeds.values()):
+        return [], held, targets
+    found: Dict[str, Any] = {}
+
+    def settings_of(path: str) -> Any:
+        if path not in found:
+            found[path] = resolved(overrides, by_path[path].key)
+        return found[path]
+
+    def facts_of(path: str) -> FixFacts:
+        target = by_path[path]
+        facts = facts_for_file(path, settings_of(path).fix_facts(), None if target.explicit else target.root)
+        return facts._replace(named_elsewhere=target.named_elsewhere)
+
+    def options_of(path: str) -> Options:
+        return settings_of(path).options
+
+    def codes_of(path: str) -> Any:
+        return set(settings_of(path).codes)
+
+    try:
+        changes = plan_changes(list(by_path), seeds, options_of, facts_of, codes_of)
+    except Exception as error:  # noqa: BLE001 - a bug here must cost the changes across modules, not the run
+        note(f"internal error while planning fixes across modules ({type(error).__name__}: {error}); "
+             "none made")
+        return [], held, targets
+    results: List[FileFixResult] = []
+    done: set = set()
+    for change in changes:
+        if not unsafe:
+            held[change.code] += 1
+            continue
+        names = ", ".join(shown(f.path) for f in change.files)
+
+        def refuse(path: str, reason: str) -> None:
+            on_error(path, f"{change.code} across modules ({change.what}): {reason}; none of its files written "
+                     f"({names})")
+
+        failure = verify_change(change, options_of, seeds, codes_of)
+        if failure is not None:
+            refuse(*failure)
+            continue
+        finals = []
+        for file in change.files:
+            fixed = fix_source(file.new_text, options_of(file.path), codes_of(file.path), unsafe,
+                               filename=file.path, facts=facts_of(file.path),
+                               seeds=relocated(seeds.get(file.path), file))
+            if fixed.error is not None:
+                failure = (file.path, fixed.error)
+                break
+            finals.append((file, fixed))
+        if failure is not None:
+            refuse(*failure)
+            continue
+        if mode == WRITE:
+            try:
+                group = []
+                for file, fixed in finals:
+                    target = by_path[file.path]
+                    group.append(GroupFile(file.path, fixed.text, file.data,
+                                           locate(target.path, target.root, target.explicit),
+                                           content_snapshot(file.data)))
+                write_group(group)
+            except GroupRefused as refusal:
+                refuse(refusal.path, refusal.reason)
+                done.update(f.path for f in change.files)  # read as they were; fixing them alone could break
+                continue
+            except WriteRefused as refusal:
+                refuse(change.files[0].path, refusal.reason)
+                done.update(f.path for f in change.files)
+                continue
+        for number, (file, fixed) in enumerate(finals):
+            applied = Counter(fixed.applied)
+            if number == 0:
+                applied[change.code] += 1
+            target = by_path[file.path]
+            options, codes = options_of(file.path), frozenset(codes_of(file.path))
+            remaining = remaining_findings(fixed.text, options, codes, file.path, fixed.seeds) if mode == WRITE else ()
+            results.append(FileFixResult(
+                target.path, True, tuple(sorted(applied.items())), tuple(sorted(fixed.unsafe_left.items())),
+                diff=unified_diff(target.path, file.text, fixed.text) if mode == DIFF else None,
+                remaining=remaining))
+            done.add(file.path)
+    return results, held, [t for t in targets if os.path.abspath(t.path) not in done]
 
 
 def with_project_seeds(targets: List[FixTarget], overrides: Any, note: Callable[[str], None]) -> List[FixTarget]:

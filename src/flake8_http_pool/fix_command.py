@@ -489,7 +489,7 @@ def fix_across_modules(targets: List[FixTarget], overrides: Any, unsafe: bool, m
     from .fix_facts import facts_for_file
     from .fixing import fix_source
     from .settings import resolved
-    from .writing import GroupFile, GroupRefused, WriteRefused, content_snapshot, locate, write_group
+    from .writing import GroupFile, WriteRefused, content_snapshot, locate, write_group
 
     by_path = {os.path.abspath(t.path): t for t in targets}
     seeds = {path: t.seeds for path, t in by_path.items() if t.seeds is not None}
@@ -521,7 +521,7 @@ def fix_across_modules(targets: List[FixTarget], overrides: Any, unsafe: bool, m
              "none made")
         return [], held, targets
     results: List[FileFixResult] = []
-    done: set = set()
+    done: "set[str]" = set()
     for change in changes:
         if not unsafe:
             held[change.code] += 1
@@ -557,12 +557,10 @@ def fix_across_modules(targets: List[FixTarget], overrides: Any, unsafe: bool, m
                                            locate(target.path, target.root, target.explicit),
                                            content_snapshot(file.data)))
                 write_group(group)
-            except GroupRefused as refusal:
-                refuse(refusal.path, refusal.reason)
-                done.update(f.path for f in change.files)  # read as they were; fixing them alone could break
-                continue
-            except WriteRefused as refusal:
-                refuse(change.files[0].path, refusal.reason)
+            except WriteRefused as refusal:  # GroupRefused names the file that refused
+                refuse(getattr(refusal, "path", change.files[0].path), refusal.reason)
+                # Left as they were read, and not fixed one by one either: the disk said no, or they changed.
+                results.extend(FileFixResult(by_path[f.path].path) for f in change.files)
                 done.update(f.path for f in change.files)
                 continue
         for number, (file, fixed) in enumerate(finals):

@@ -334,3 +334,19 @@ def test_threading_refused_for_a_public_function_unless_application(tmp_path: Pa
     result = _tool(folder, "fix", "--preview", "--unsafe-fixes", "--no-progress", ".")
     assert result.returncode == 0, result.stderr
     assert "def product_of(session, base, sku):" in (folder / "catalog" / "client.py").read_text()
+
+
+def test_threading_refused_when_a_test_patches_the_client_where_it_is_made(tmp_path: Path) -> None:
+    """Made in the callers' modules, the client would escape `mock.patch("catalog.client.requests.Session")`."""
+    folder = _copy(THREADED / "before", tmp_path / "tree")
+    (folder / "pyproject.toml").write_text("[project]\nname = 'tree'\n")
+    (folder / "tests").mkdir()
+    (folder / "tests" / "test_client.py").write_text(
+        "from unittest import mock\n\n\n"
+        "def test_product():\n"
+        "    with mock.patch(\"catalog.client.requests.Session\"):\n"
+        "        pass\n")
+    original = _files(folder)
+    result = _tool(folder, "fix", "--preview", "--unsafe-fixes", "--no-progress", ".")
+    assert _files(folder) == original, result.stderr
+    assert result.returncode == 1 and "HTP104: 1" in result.stderr

@@ -5,7 +5,8 @@ A change across modules touches several files: it is planned here, in the main p
 and the project model's seeds, verified file by file (each must compile, keep its comments, and no longer show
 the finding; no file may show more findings than before), and then written all or nothing by `fix` (see
 fix_command and writing.write_group). Report only -- no change at all -- when any caller cannot be edited
-safely: the function is public and `application = true` is not set (callers outside the project), a module
+safely: the function is public and `application = true` is not set (callers outside the project), the
+project patches the constructor or its library where the function makes it (a test's `mock.patch`), a module
 names it other than by importing it and calling it (passes it on as a value, `mod.f`, rebinds it), a caller
 is not a plain call in a loop or `gather` of a function or module (nested functions, lambdas, class bodies),
 a client of the same library is open there already, or the caller is itself hot (a client per call again).
@@ -142,6 +143,9 @@ def _thread(source: _Source, finding: Any, paths: Sequence[str], seeds: Dict[str
         return None  # the callers' modules could not build the client as this module does
     lines = source_lines(source.text)
     constructor_code = _text(lines, _span(side.call))
+    facts = facts_of(source.path)
+    if facts.with_module(facts.module, source.tree).is_patched(side.base_name, constructor_code.split("(", 1)[0]):
+        return None  # a test patches the client where it is made now; made in the callers, it would escape that
 
     modules = ModuleMap(paths, project_root(paths))
     word = re.compile(rb"\b" + re.escape(name.encode("utf-8")) + rb"\b")

@@ -15,7 +15,7 @@ import argparse
 import json
 import os
 import sys
-from typing import Any, Callable, Dict, Iterable, Iterator, List, NamedTuple, Optional, Sequence, TextIO, Tuple
+from typing import Any, Callable, Iterable, Iterator, List, NamedTuple, Optional, Sequence, TextIO, Tuple
 
 from . import __version__
 from .options import Options, split_list
@@ -422,43 +422,6 @@ def run_check(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: T
     if errors.items:
         return EXIT_ERROR
     return EXIT_FINDINGS if found and not args.exit_zero else EXIT_CLEAN
-
-
-def _with_project_seeds(candidates: List[Any], overrides: Any, note: Callable[[str], None],
-                        cache: Any = None) -> List[Any]:
-    """The candidates, each Python file given the functions that other modules make hot (project.py), all
-    computed in this process (`check` itself runs the model in its workers: project_check.py).
-
-    A failure of the project model itself (an engine bug) costs the findings across modules, said in one
-    line; each file is still checked on its own."""
-    from .discovery import PYTHON
-    from .project import project_seeds
-    from .settings import resolved
-
-    python = {os.path.abspath(c.path): c for c in candidates if c.kind == PYTHON}
-    if len(python) < 2:
-        return candidates  # one module: nothing to find across modules
-
-    options_by_key: Dict[Any, Any] = {}  # many files share a settings key: resolve each key once
-
-    def options_of(path: str) -> Any:
-        key = python[path].key
-        if key not in options_by_key:
-            options_by_key[key] = resolved(overrides, key).options
-        return options_by_key[key]
-
-    try:
-        seeds = project_seeds(list(python), options_of, cache=cache)
-    except (RecursionError, MemoryError) as error:
-        note(f"the project model ran out of resources ({type(error).__name__}): findings across modules are left out")
-        return candidates
-    except Exception as error:  # noqa: BLE001 - see the docstring
-        note(f"internal error in the project model ({type(error).__name__}: {error}): findings across modules "
-             "are left out")
-        return candidates
-    if not seeds:
-        return candidates
-    return [c._replace(hot=seeds.get(os.path.abspath(c.path))) if c.kind == PYTHON else c for c in candidates]
 
 
 def _check_patterns(patterns: Sequence[str]) -> None:

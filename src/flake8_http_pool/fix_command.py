@@ -42,6 +42,9 @@ class FixTarget(NamedTuple):
     root: str
     explicit: bool
     key: Any = None  # its settings key (settings.Key): which config's settings it is fixed with
+    seeds: Any = None  # engine.ModuleSeeds: what the project model found about it because of other modules
+    # Names it defines that other modules of the project name (fix_facts.FixFacts.named_elsewhere); None: unknown.
+    named_elsewhere: Optional[FrozenSet[str]] = None
 
 
 class FileFixResult(NamedTuple):
@@ -59,7 +62,7 @@ class FileFixResult(NamedTuple):
 
 def add_fix_parser(commands: Any) -> argparse.ArgumentParser:
     """Register `fix` on the command line's subparsers, with the scan arguments it shares with `check`."""
-    from .cli import add_scan_arguments
+    from .cli import add_cache_arguments, add_scan_arguments
 
     fix = commands.add_parser(
         "fix",
@@ -73,6 +76,9 @@ def add_fix_parser(commands: Any) -> argparse.ArgumentParser:
         "signal N (no file half-written).",
     )
     add_scan_arguments(fix, "fix")
+    # The whole-project analysis is on by default, as in `check`; --preview stays accepted.
+    fix.add_argument("--preview", action="store_true", help=argparse.SUPPRESS)
+    add_cache_arguments(fix)
     fix.add_argument("--unsafe-fixes", action="store_true", help="also apply fixes that may change behaviour")
     mode = fix.add_mutually_exclusive_group()
     mode.add_argument("--diff", action="store_true", help="print a unified diff of the changes and write nothing")
@@ -111,12 +117,14 @@ def fix_file(
     explicit: bool = True,
     timeout: Optional[float] = DEFAULT_TIMEOUT,
     settings: FixFacts = NO_FACTS,
+    seeds: Any = None,
 ) -> FileFixResult:
     """Fix one file; never raises for anything the file holds. Writes only in WRITE mode, and only on change.
 
     `root` (default: the working directory) is where the file may be written; `explicit` says the user named
     the file. Fixing is limited to `timeout` seconds (None or 0: no limit). `settings` carries the config's
     fix-safety settings; the facts of the file's own project (what it patches, what it pins) are added here.
+    `seeds` (engine.ModuleSeeds) are what the project model found about the file because of other modules.
     """
     from .checking import mentions_a_library
     from .fix_facts import facts_for_file
@@ -131,22 +139,23 @@ def fix_file(
         data = b""
         data = read_bytes(path, options.max_file_size)
         text = decode_source(data)
-        if not options.unpooled_calls and not mentions_a_library(data, text):
+        if not options.unpooled_calls and not (seeds is not None and seeds.factories) \
+                and not mentions_a_library(data, text):
             return FileFixResult(path)
         facts = facts_for_file(path, settings, None if explicit else root)
         with time_budget(timeout):
             if mode == CHECK:
                 # Whether anything would change is the planners' answer; carrying the plan out with libcst would
                 # cost about four times as much and write nothing anyway.
-                planned = planned_fixes(text, options, codes, unsafe, filename=path, facts=facts)
+                planned = planned_fixes(text, options, codes, unsafe, filename=path, facts=facts, seeds=seeds)
                 left = tuple(sorted(planned.unsafe_left.items()))
                 if planned.error is not None:
                     return FileFixResult(path, unsafe_left=left, error=planned.error, where=planned.where)
                 return FileFixResult(path, bool(planned.applied), tuple(sorted(planned.applied.items())), left)
-            result = fix_source(text, options, codes, unsafe, filename=path, facts=facts)
+            result = fix_source(text, options, codes, unsafe, filename=path, facts=facts, seeds=seeds)
             unhandled = None
             if result.error is None and "\f" in text:
-                unhandled = _unhandled_sites(result.text, options, codes, unsafe, path, facts)
+                unhandled = _unhandled_sites(result.text, options, codes, unsafe, path, facts, result.seeds)
     except WriteRefused as refusal:
         return FileFixResult(path, error=refusal.reason)
     except OverBudget:
@@ -161,7 +170,7 @@ def fix_file(
     left = tuple(sorted(result.unsafe_left.items()))
     if result.error is not None:
         return FileFixResult(path, unsafe_left=left, error=result.error, where=result.where)
-    remaining = remaining_findings(result.text, options, codes, path) if mode == WRITE else ()
+    remaining = remaining_findings(result.text, options, codes, path, result.seeds) if mode == WRITE else ()
     if result.text == text:
         return FileFixResult(path, unsafe_left=left, error=unhandled, remaining=remaining)
     lost = text.count("\f") - result.text.count("\f")
@@ -176,7 +185,8 @@ def fix_file(
     return FileFixResult(path, True, applied, left, error=unhandled, remaining=remaining)
 
 
-def remaining_findings(text: str, options: Options, codes: FrozenSet[str], path: str) -> Tuple[Tuple[str, int], ...]:
+def remaining_findings(text: str, options: Options, codes: FrozenSet[str], path: str,
+                       seeds: Any = None) -> Tuple[Tuple[str, int], ...]:
     """The findings per code `check` would still report in a (fixed) text: what decides fix's exit code.
 
     One more analysis of a file that mentions a library (no libcst): the fix's own last round analysed it
@@ -186,10 +196,11 @@ def remaining_findings(text: str, options: Options, codes: FrozenSet[str], path:
     from .noqa import unsuppressed
     from .source_files import SourceError, parse_source
 
-    if not may_have_findings(text, options):
+    if not may_have_findings(text, options) and not (seeds is not None and seeds.factories):
         return ()
     try:
-        found = unsuppressed(analyze(parse_source(text, path), options, codes=set(codes), source=text), text)
+        found = unsuppressed(analyze(parse_source(text, path), options, codes=set(codes), source=text, seeds=seeds),
+                             text)
     except (SourceError, RecursionError):
         return ()  # the fix's verification already refused such a text; nothing to count
     return tuple(sorted(Counter(f.code for f in found if f.code in codes).items()))
@@ -218,7 +229,7 @@ def _write(path: str, text: str, data: bytes, place: Any, read_as: Any) -> Optio
 
 
 def _unhandled_sites(text: str, options: Options, codes: FrozenSet[str], unsafe: bool, path: str,
-                     facts: FixFacts) -> Optional[str]:
+                     facts: FixFacts, seeds: Any = None) -> Optional[str]:
     """Why fixable sites are left in a fixed text holding a form feed, or None when there are none.
 
     A form feed at the start of a line moves the column `ast` reports away from the one libcst sees, so a fix
@@ -230,10 +241,11 @@ def _unhandled_sites(text: str, options: Options, codes: FrozenSet[str], unsafe:
     from .noqa import unsuppressed
     from .source_files import parse_source
 
-    left = planned_fixes(text, options, codes, unsafe, filename=path, facts=facts).applied
+    left = planned_fixes(text, options, codes, unsafe, filename=path, facts=facts, seeds=seeds).applied
     if not left:
         return None
-    findings = unsuppressed(analyze(parse_source(text, path), options, codes=set(left), source=text), text)
+    findings = unsuppressed(analyze(parse_source(text, path), options, codes=set(left), source=text, seeds=seeds),
+                            text)
     sites = ", ".join(f"{f.code} at line {f.line}" for f in findings) or ", ".join(sorted(left))
     return f"{sites}: not fixed (the fix cannot handle a form feed at the start of a line); fix by hand"
 
@@ -253,8 +265,11 @@ def _fix_job(shared: Tuple[Any, bool, str, Optional[float]], target: FixTarget) 
 
     overrides, unsafe, mode, timeout = shared
     found = resolved(overrides, target.key)
+    facts = found.fix_facts()
+    if target.named_elsewhere is not None:
+        facts = facts._replace(named_elsewhere=target.named_elsewhere)
     return fix_file(target.path, found.options, found.codes, unsafe, mode, target.root, target.explicit, timeout,
-                    found.fix_facts())
+                    facts, target.seeds)
 
 
 def fix_targets(candidates: Callable[[Iterable[str]], Iterable[Any]], paths: Iterable[str]) -> Iterator[FixTarget]:
@@ -371,7 +386,8 @@ def run_fix(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: Tex
     _require_libcst()
     if cli.STDIN in args.paths and (len(args.paths) > 1 or args.files_from is not None):
         raise cli.UsageError("`fix -` fixes the source on standard input alone; give no other path or --files-from")
-    resolver = cli.scan_settings(args, stderr).resolver
+    scanned_settings = cli.scan_settings(args, stderr)
+    resolver = scanned_settings.resolver
 
     mode = DIFF if args.diff else CHECK if args.check else WRITE
     skipped: List[Tuple[str, str]] = []
@@ -397,7 +413,19 @@ def run_fix(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: Tex
     applied: "Counter[str]" = Counter()
     unsafe_left: "Counter[str]" = Counter()
     remaining: "Counter[str]" = Counter()
-    results = runner.run(fix_targets(lambda found: resolver.keyed(discovery.candidates(found), on_error), paths))
+    targets: Iterable[FixTarget] = fix_targets(lambda found: resolver.keyed(discovery.candidates(found), on_error),
+                                               paths)
+    # The project model needs every module before any file is fixed: a wrapper's session goes in its own
+    # module because of a loop in another. The solve runs here; each file's job carries its own seeds.
+    targets = list(targets)
+    cache = cli.open_project_cache(args, scanned_settings.config, [t.path for t in targets], cli._note(stderr))
+    targets = with_project_seeds(targets, resolver.overrides, cli._note(stderr), cache)
+    # Changes across modules (HTP104's parameter threaded through other modules' callers) are carried out
+    # here, each all or nothing; their files are done, the others go to the workers.
+    across, held, targets = fix_across_modules(targets, resolver.overrides, args.unsafe_fixes, mode, on_error,
+                                               cli._note(stderr))
+    unsafe_left.update(held)
+    results: Iterable[FileFixResult] = _chain_results(across, runner.run(targets))
     try:
         with _stopped_by_signals():
             try:
@@ -416,7 +444,8 @@ def run_fix(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: Tex
                             stdout.write(result.diff)
                         elif mode == CHECK:
                             progress.clear()
-                            stdout.write(f"would fix {result.path} ({_counts(Counter(dict(result.applied)))})\n")
+                            counts = _counts(Counter(dict(result.applied)))
+                            stdout.write(f"would fix {result.path}" + (f" ({counts})\n" if counts else "\n"))
                         if args.show_fixes and result.applied:
                             progress.clear()
                             # stdout holds nothing else when writing; a diff or the --check list keeps it
@@ -434,6 +463,129 @@ def run_fix(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: Tex
     if not args.quiet:
         stderr.write(summary(scanned, changed, applied, unsafe_left, skipped, mode, remaining))
     return fix_exit_code(args, mode, bool(skipped), changed > 0, sum(remaining.values()) > 0)
+
+
+def _chain_results(first: List[FileFixResult], then: Iterable[FileFixResult]) -> Iterator[FileFixResult]:
+    """`first`, then `then`; closing it closes `then` (the runner's results: it stops the workers)."""
+    try:
+        yield from first
+        yield from then
+    finally:
+        _close(then)
+
+
+def fix_across_modules(targets: List[FixTarget], overrides: Any, unsafe: bool, mode: str,
+                       on_error: Callable[..., None], note: Callable[[str], None]
+                       ) -> Tuple[List[FileFixResult], "Counter[str]", List[FixTarget]]:
+    """Carry out the changes across modules among `targets` (fix_across.py): (the results of the files they
+    changed, the unsafe fixes held back without --unsafe-fixes, the targets left for the per-file fix).
+
+    A change is written all or nothing (writing.write_group): when any of its files fails verification, or
+    its per-file fixes fail, or one cannot be written, none is, and the reason is reported for that file.
+    """
+    from .fix_across import plan_changes, relocated, verify_change
+    from .fix_facts import facts_for_file
+    from .fixing import fix_source
+    from .settings import resolved
+    from .writing import GroupFile, WriteRefused, content_snapshot, locate, write_group
+
+    by_path = {os.path.abspath(t.path): t for t in targets}
+    seeds = {path: t.seeds for path, t in by_path.items() if t.seeds is not None}
+    held: "Counter[str]" = Counter()
+    if not any(s.hot for s in seeds.values()):
+        return [], held, targets
+    found: Dict[str, Any] = {}
+
+    def settings_of(path: str) -> Any:
+        if path not in found:
+            found[path] = resolved(overrides, by_path[path].key)
+        return found[path]
+
+    def facts_of(path: str) -> FixFacts:
+        target = by_path[path]
+        facts = facts_for_file(path, settings_of(path).fix_facts(), None if target.explicit else target.root)
+        return facts._replace(named_elsewhere=target.named_elsewhere)
+
+    def options_of(path: str) -> Options:
+        return settings_of(path).options
+
+    def codes_of(path: str) -> Any:
+        return set(settings_of(path).codes)
+
+    try:
+        changes = plan_changes(list(by_path), seeds, options_of, facts_of, codes_of)
+    except Exception as error:  # noqa: BLE001 - a bug here must cost the changes across modules, not the run
+        note(f"internal error while planning fixes across modules ({type(error).__name__}: {error}); "
+             "none made")
+        return [], held, targets
+    results: List[FileFixResult] = []
+    done: "set[str]" = set()
+    for change in changes:
+        if not unsafe:
+            held[change.code] += 1
+            continue
+        names = ", ".join(shown(f.path) for f in change.files)
+
+        def refuse(path: str, reason: str) -> None:
+            on_error(path, f"{change.code} across modules ({change.what}): {reason}; none of its files written "
+                     f"({names})")
+
+        failure = verify_change(change, options_of, seeds, codes_of)
+        if failure is not None:
+            refuse(*failure)
+            continue
+        finals = []
+        for file in change.files:
+            fixed = fix_source(file.new_text, options_of(file.path), codes_of(file.path), unsafe,
+                               filename=file.path, facts=facts_of(file.path),
+                               seeds=relocated(seeds.get(file.path), file))
+            if fixed.error is not None:
+                failure = (file.path, fixed.error)
+                break
+            finals.append((file, fixed))
+        if failure is not None:
+            refuse(*failure)
+            continue
+        if mode == WRITE:
+            try:
+                group = []
+                for file, fixed in finals:
+                    target = by_path[file.path]
+                    group.append(GroupFile(file.path, fixed.text, file.data,
+                                           locate(target.path, target.root, target.explicit),
+                                           content_snapshot(file.data)))
+                write_group(group)
+            except WriteRefused as refusal:  # GroupRefused names the file that refused
+                refuse(getattr(refusal, "path", change.files[0].path), refusal.reason)
+                # Left as they were read, and not fixed one by one either: the disk said no, or they changed.
+                results.extend(FileFixResult(by_path[f.path].path) for f in change.files)
+                done.update(f.path for f in change.files)
+                continue
+        for number, (file, fixed) in enumerate(finals):
+            applied = Counter(fixed.applied)
+            if number == 0:
+                applied[change.code] += 1
+            target = by_path[file.path]
+            options, codes = options_of(file.path), frozenset(codes_of(file.path))
+            remaining = remaining_findings(fixed.text, options, codes, file.path, fixed.seeds) if mode == WRITE else ()
+            results.append(FileFixResult(
+                target.path, True, tuple(sorted(applied.items())), tuple(sorted(fixed.unsafe_left.items())),
+                diff=unified_diff(target.path, file.text, fixed.text) if mode == DIFF else None,
+                remaining=remaining))
+            done.add(file.path)
+    return results, held, [t for t in targets if os.path.abspath(t.path) not in done]
+
+
+def with_project_seeds(targets: List[FixTarget], overrides: Any, note: Callable[[str], None],
+                       cache: Any = None) -> List[FixTarget]:
+    """The targets, each given what the project model found about its module because of the others, and the
+    names it defines that other modules name (a signature change there is refused, see fixes/htp104_sites)."""
+    from .project_run import names_used_elsewhere, project_seeds
+
+    seeds = project_seeds([(t.path, t.key) for t in targets], overrides, note, cache)
+    elsewhere = names_used_elsewhere([t.path for t in targets])
+    return [t._replace(seeds=seeds.get(os.path.abspath(t.path)),
+                       named_elsewhere=elsewhere.get(os.path.abspath(t.path), frozenset())) for t in targets]
 
 
 def fix_exit_code(args: argparse.Namespace, mode: str, errors: bool, changed: bool, remaining: bool) -> int:

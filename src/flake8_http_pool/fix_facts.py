@@ -42,6 +42,10 @@ class FixFacts(NamedTuple):
     application: bool = False  # config `application = true`: no outside caller, signatures may change
     extend_safe: Tuple[str, ...] = ()  # codes or prefixes whose unsafe fixes count as safe
     extend_unsafe: Tuple[str, ...] = ()  # codes or prefixes whose safe fixes count as unsafe
+    # The names of this module's defs and classes that another module of the project names (a word of its
+    # text): a signature change there could break a caller the module's own plan cannot see. None: unknown
+    # (the project model did not run).
+    named_elsewhere: Optional[FrozenSet[str]] = None
 
     def with_module(self, module: str, tree: Optional[ast.Module]) -> "FixFacts":
         """These facts for one module: its dotted name, and the patches its own text makes."""

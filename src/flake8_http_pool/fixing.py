@@ -11,9 +11,9 @@ import io
 import re
 import tokenize
 from collections import Counter
-from typing import Iterable, List, NamedTuple, Optional, Sequence, Set, Tuple
+from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Sequence, Set, Tuple
 
-from .engine import analyze, may_have_findings
+from .engine import ModuleSeeds, analyze, may_have_findings
 from .finding import Finding
 from .noqa import unsuppressed
 from .fix_facts import NO_FACTS, FixFacts
@@ -33,6 +33,7 @@ class FixResult(NamedTuple):
     unsafe_left: "Counter[str]"
     error: Optional[str] = None
     where: Optional[Tuple[int, int]] = None  # set with a source error in flake8's shape (see SourceError)
+    seeds: Optional[ModuleSeeds] = None  # the project model's seeds, re-located in the returned text
 
 
 def fix_keys(codes: Optional[Iterable[str]]) -> List[str]:
@@ -177,8 +178,12 @@ def fix_source(
     unsafe: bool = False,
     filename: str = "<unknown>",
     facts: FixFacts = NO_FACTS,
+    seeds: Optional[ModuleSeeds] = None,
 ) -> FixResult:
     """Apply the allowed fixes to `text` until nothing changes (a few rounds at most).
+
+    `seeds` are what the project model found about this module because of others (engine.ModuleSeeds): a
+    wrapper hot because of a loop in another module is fixed here as if its loop were in this module.
 
     `codes` limits the rules (the selection after --select/--ignore; all when None); `facts` are the project's
     (what it patches, what it pins; see fix_facts). Each round runs the engine, plans every fix, keeps the sites
@@ -189,13 +194,13 @@ def fix_source(
     selected = None if codes is None else set(codes)
     applied: "Counter[str]" = Counter()
     unsafe_left: "Counter[str]" = Counter()
-    if not keys or not may_have_findings(text, options):
-        return FixResult(text, applied, unsafe_left)
+    if not keys or not _worth_analysing(text, options, seeds):
+        return FixResult(text, applied, unsafe_left, seeds=seeds)
     original_compiles = _compiles(text, filename) is None
     comments = _comments(text)
     current = text
     for _ in range(MAX_ROUNDS):
-        analysed = _analyse(current, options, selected, filename)
+        analysed = _analyse(current, options, selected, filename, seeds)
         if isinstance(analysed, SourceError):
             if current is text:  # the same words and place as `check`
                 return FixResult(text, Counter(), Counter(), analysed.reason, analysed.where)
@@ -209,6 +214,7 @@ def fix_source(
         if step is None or step[0] == current:
             break
         new_text, code, count = step
+        seeds = relocated_seeds(seeds, tree, new_text)
         reason = _compiles(new_text, filename)
         if reason is not None and (original_compiles or _compiles_parse_only(new_text) is not None):
             return FixResult(text, Counter(), Counter(), f"{code} fix produced code that does not compile ({reason})")
@@ -219,7 +225,7 @@ def fix_source(
         current = new_text
     if current != text:
         current = _same_newlines(text, current)
-    return FixResult(current, applied, unsafe_left)
+    return FixResult(current, applied, unsafe_left, seeds=seeds)
 
 
 def planned_fixes(
@@ -229,6 +235,7 @@ def planned_fixes(
     unsafe: bool = False,
     filename: str = "<unknown>",
     facts: FixFacts = NO_FACTS,
+    seeds: Optional[ModuleSeeds] = None,
 ) -> FixResult:
     """What `fix --check` needs: which fixes would apply, judged by the stdlib planners alone (no libcst).
 
@@ -238,9 +245,9 @@ def planned_fixes(
     golden and corpus tests hold the two to the same verdict.
     """
     keys = fix_keys(codes)
-    if not keys or not may_have_findings(text, options):
+    if not keys or not _worth_analysing(text, options, seeds):
         return FixResult(text, Counter(), Counter())
-    analysed = _analyse(text, options, None if codes is None else set(codes), filename)
+    analysed = _analyse(text, options, None if codes is None else set(codes), filename, seeds)
     if isinstance(analysed, SourceError):
         return FixResult(text, Counter(), Counter(), analysed.reason, analysed.where)
     tree, findings = analysed
@@ -251,13 +258,57 @@ def planned_fixes(
     return FixResult(text, +allowed, _held(plans))
 
 
+def _worth_analysing(text: str, options: Options, seeds: Optional[ModuleSeeds]) -> bool:
+    """The engine's text gate, less strict for a module calling another module's client factory: such a call
+    is a finding in a file that names no HTTP library (as `checking.check_source` lets it through)."""
+    return may_have_findings(text, options) or bool(seeds is not None and seeds.factories)
+
+
+def relocated_seeds(seeds: Optional[ModuleSeeds], tree: ast.Module, new_text: str) -> Optional[ModuleSeeds]:
+    """`seeds` for `new_text`, a fix's rewrite of the text `tree` was parsed from.
+
+    Functions made hot are named by key and survive an edit; factory calls are named by (line, column), which
+    an edit above them moves. Each is found again as the same call in the new text: the n-th call of the same
+    callee (its source, e.g. `helpers.make_session`) in both texts. When the number of such calls changed, its
+    seeds are dropped: a finding lost is a fix not made, never a wrong one.
+    """
+    if seeds is None or not seeds.factories:
+        return seeds
+    try:
+        new_tree = quiet_parse(new_text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return seeds._replace(factories={})
+    old_calls = _calls_by_callee(tree)
+    new_calls = _calls_by_callee(new_tree)
+    moved: Dict[Tuple[int, int], Any] = {}
+    for callee, places in old_calls.items():
+        again = new_calls.get(callee, [])
+        if len(again) != len(places):
+            continue
+        for old, new in zip(places, again):
+            if old in seeds.factories:
+                moved[new] = seeds.factories[old]
+    return seeds._replace(factories=moved)
+
+
+def _calls_by_callee(tree: ast.Module) -> Dict[str, List[Tuple[int, int]]]:
+    """Every call's (line, column), by the source of its callee, in source order."""
+    found: Dict[str, List[Tuple[int, int]]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            found.setdefault(ast.dump(node.func, include_attributes=False), []).append((node.lineno, node.col_offset))
+    for places in found.values():
+        places.sort()
+    return found
+
+
 def _analyse(text: str, options: Options, selected: Optional[Set[str]],
-             filename: str) -> "Tuple[ast.Module, List[Finding]] | SourceError":
+             filename: str, seeds: Optional[ModuleSeeds] = None) -> "Tuple[ast.Module, List[Finding]] | SourceError":
     """The tree and the engine's findings, or why the text cannot be analysed."""
     try:
         tree = parse_source(text, filename)
         # A site flake8 would not report is not fixed either, and does not count as an unsafe fix left.
-        return tree, unsuppressed(analyze(tree, options, codes=selected, source=text), text)
+        return tree, unsuppressed(analyze(tree, options, codes=selected, source=text, seeds=seeds), text)
     except SourceError as error:
         return error
     except RecursionError:

@@ -28,7 +28,7 @@ import signal
 import stat
 import tokenize
 from contextlib import contextmanager
-from typing import Iterator, List, NamedTuple, Optional, Tuple
+from typing import Iterator, List, NamedTuple, Optional, Sequence, Tuple
 
 TEMP_SUFFIX = ".fix-tmp"
 BACKUP_SUFFIX = ".fix-bak"
@@ -394,3 +394,137 @@ def _write_by_path(path: str, data: bytes, expected: Snapshot) -> None:
         except OSError:
             pass
         raise
+
+
+class GroupFile(NamedTuple):
+    """One file of a change written all or nothing (see `write_group`)."""
+
+    path: str
+    new_text: str
+    original_bytes: bytes
+    place: Place
+    read_as: Snapshot
+
+
+class GroupRefused(WriteRefused):
+    """A change across files that was not written, none of its files; `path` is the file that refused."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(reason)
+        self.path = path
+
+
+class _Staged(NamedTuple):
+    file: GroupFile
+    directory: int
+    name: str
+    temporary: str
+    backup: str  # a hard link to the original, to put it back by a rename
+
+
+def write_group(files: Sequence[GroupFile]) -> None:
+    """Write every file of a change, or none: GroupRefused (naming the file and why) leaves them all as read.
+
+    Each file is checked as `write_atomically` checks it (under its root, unchanged since read, writable),
+    and its new bytes go to a temporary file beside it, with its owner, mode and attributes, flushed to disk:
+    all of them before any is replaced. Each original gets a hard link beside it (its backup, the same
+    inode). Then the temporary files replace the originals in order; if one replace fails, the ones already
+    replaced get their originals back from the backups. A file that cannot be handled so (hard-linked
+    already, an owner this process may not give, a platform without directory descriptors) refuses the group.
+    """
+    if not _AT_CALLS:
+        raise GroupRefused(files[0].path if files else "", "this platform cannot write a change across files "
+                           "all or nothing; not written")
+    staged: List[_Staged] = []
+    replaced: List[_Staged] = []
+    with signals_held():
+        try:
+            for file in files:
+                staged.append(_stage(file))
+            for entry in staged:
+                try:
+                    _current(entry.directory, entry.name, entry.file.read_as)  # once more, right before
+                    os.replace(entry.temporary, entry.name, src_dir_fd=entry.directory, dst_dir_fd=entry.directory)
+                except WriteRefused as refusal:
+                    raise GroupRefused(entry.file.path, refusal.reason) from None
+                except OSError as error:
+                    raise GroupRefused(entry.file.path, f"cannot write: {_reason(error)}") from None
+                replaced.append(entry)
+        except BaseException as error:
+            kept: List[str] = []
+            for entry in reversed(replaced):
+                # The backup is the original inode: renaming it back restores the file exactly.
+                try:
+                    os.replace(entry.backup, entry.name, src_dir_fd=entry.directory, dst_dir_fd=entry.directory)
+                except OSError:
+                    kept.append(entry.backup)  # never removed below: it is the only copy of the original
+                    staged = [e if e is not entry else e._replace(backup="") for e in staged]
+            if kept:
+                reason = getattr(error, "reason", None) or _reason(error)
+                raise GroupRefused(files[0].path, f"{reason}; and the originals could not all be put back: "
+                                   f"they are saved as {', '.join(kept)}") from error
+            raise
+        finally:
+            for entry in staged:
+                _unlink_quietly(entry.temporary, entry.directory)
+                if entry.backup:
+                    _unlink_quietly(entry.backup, entry.directory)
+                os.close(entry.directory)
+
+
+def _stage(file: GroupFile) -> _Staged:
+    """Check one file of a group and write its new bytes beside it; GroupRefused when it cannot be."""
+    data = encode_like(file.new_text, file.original_bytes)
+    try:
+        directory = _open_directory(file.place)
+    except WriteRefused as refusal:
+        raise GroupRefused(file.path, refusal.reason) from None
+    except OSError as error:
+        raise GroupRefused(file.path, f"cannot write: {_reason(error)}") from None
+    name = file.place.parts[-1]
+    temporary = backup = ""
+    fd = -1
+    try:
+        found = _current(directory, name, file.read_as)
+        if found.info.st_mode & 0o222 == 0:
+            raise WriteRefused(READ_ONLY)
+        if found.info.st_nlink > 1:
+            raise WriteRefused("hard-linked: a change across files is written by renames, which would leave "
+                               "the other links behind; not written")
+        temporary, fd = _new_file(directory, name, TEMP_SUFFIX)
+        _write_all(fd, data)
+        if not _take_attributes(fd, found):
+            raise WriteRefused("its owner or attributes cannot be given to a new file; a change across files "
+                               "is not written")
+        os.fsync(fd)
+        backup = _backup_name(directory, name)
+        os.link(name, backup, src_dir_fd=directory, dst_dir_fd=directory, follow_symlinks=False)
+        return _Staged(file, directory, name, temporary, backup)
+    except BaseException as error:
+        if temporary:
+            _unlink_quietly(temporary, directory)
+        os.close(directory)
+        if isinstance(error, WriteRefused):
+            raise GroupRefused(file.path, error.reason) from None
+        if isinstance(error, OSError):
+            raise GroupRefused(file.path, f"cannot write: {_reason(error)}") from None
+        raise
+    finally:
+        if fd >= 0:
+            os.close(fd)
+
+
+def _backup_name(directory: int, name: str) -> str:
+    """A name beside `name` that nothing holds (os.link creates it)."""
+    for _ in range(100):
+        candidate = f".{name}.{secrets.token_hex(4)}{BACKUP_SUFFIX}"
+        try:
+            os.stat(candidate, dir_fd=directory, follow_symlinks=False)
+        except FileNotFoundError:
+            return candidate
+    raise FileExistsError(errno.EEXIST, "no free backup name", name)
+
+
+def content_snapshot(data: bytes) -> Snapshot:
+    """A snapshot that holds the content only (the file must still have these bytes when written)."""
+    return Snapshot(-1, -1, len(data), -1, _digest(data))

@@ -211,10 +211,19 @@ def _no_outside_callers(index: _Index, function: ast.AST, script: bool, facts: F
     """RULES.md: the new parameter goes only on functions nobody outside the project can call: a private
     name (its own or its class's), a function nested in another, any function of a script, or any function
     at all when the config says `application = true`. A public function or method may have callers in other
-    projects, whose calls the new parameter would break."""
+    projects, whose calls the new parameter would break; and any function another module of the project names
+    (facts.named_elsewhere, known when the project model runs) may have callers this plan cannot edit."""
+    node: ast.AST = function
+    if facts.named_elsewhere:
+        # Another module of the project names the function (or its class): a caller there would break.
+        while not isinstance(node, ast.Module):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) \
+                    and node.name in facts.named_elsewhere:
+                return False
+            node = index.scope_of(node)
     if facts.application or script:
         return True
-    node: ast.AST = function
+    node = function
     while not isinstance(node, ast.Module):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and _private(node.name):
             return True
@@ -245,6 +254,72 @@ def _repeats(index: _Index, use: ast.Call, target: ast.stmt) -> bool:
     return False
 
 
+class FunctionSide(NamedTuple):
+    """An HTP104 finding's function, when it can take its client as a parameter (its callers aside)."""
+
+    function: Union[ast.FunctionDef, ast.AsyncFunctionDef]
+    statement: ast.stmt  # the `with` or the assignment making the client
+    call: ast.Call  # the constructor call
+    variable: str
+    library: str
+    family: Optional[str]
+    is_with: bool
+    is_async: bool
+    position: int  # where the parameter goes among the def's
+    base_name: str  # the name the constructor starts from (`requests` in `requests.Session()`)
+
+
+def function_side(index: _Index, imports: Dict[str, str], finding: Finding) -> Optional[FunctionSide]:
+    """The function side of HTP104's fix for `finding`, or None when its shape is left alone (see the module
+    docstring): shared by the in-module plan and the plan across modules (fix_across.py)."""
+    details = finding.details or {}
+    if finding.code != "HTP104" or details.get("factory") or not details.get("all_uses_are_calls"):
+        return None
+    library = str(details.get("library", ""))
+    variable = details.get("variable")
+    stmt_span = details.get("statement")
+    statement = index.statements.get(tuple(stmt_span)) if stmt_span else None  # type: ignore[arg-type]
+    call = index.calls.get((finding.line, finding.col, finding.end_line, finding.end_col))
+    if statement is None or call is None or not isinstance(variable, str) or not variable \
+            or library not in FAMILIES:
+        return None
+    function = _enclosing_function(index, statement)
+    if function is None:
+        return None
+    family = family_of(call, details.get("library"), imports)
+    if statement not in function.body and not _only_used_there(index, function, statement, variable):
+        return None
+    if isinstance(statement, (ast.With, ast.AsyncWith)):
+        item = next((i for i in statement.items if i.context_expr is call), None)
+        if item is None or not (isinstance(item.optional_vars, ast.Name) and item.optional_vars.id == variable):
+            return None
+        if _closed_or_rebound(function, variable):
+            return None  # closing a client the callers now share ends it for them too
+        is_with = True
+    elif isinstance(statement, ast.Assign) and statement.value is call and len(statement.targets) == 1 \
+            and isinstance(statement.targets[0], ast.Name) and statement.targets[0].id == variable:
+        if _closed_or_rebound(function, variable):
+            return None
+        is_with = False
+    else:
+        return None
+    own = _bound_in(function)
+    if any(isinstance(n, ast.Name) and n.id in own for n in ast.walk(call)):
+        return None  # the constructor uses the function's own names: callers cannot build it
+    if variable in {a.arg for a in ast.walk(function.args) if isinstance(a, ast.arg)}:
+        return None
+    position = _parameter_position(index, function)
+    if position is None:
+        return None
+    is_async = FAMILIES[library].is_async or isinstance(statement, ast.AsyncWith)
+    base = call.func
+    while isinstance(base, ast.Attribute):
+        base = base.value
+    base_name = base.id if isinstance(base, ast.Name) else ""
+    return FunctionSide(function, statement, call, variable, library, family, is_with, is_async, position,
+                        base_name)
+
+
 def plan_client_parameters(
     findings: Sequence[Finding], tree: ast.Module, lines: Sequence[str], facts: FixFacts = NO_FACTS
 ) -> List[ClientParameter]:
@@ -257,50 +332,16 @@ def plan_client_parameters(
     wrapped: List[Tuple[int, int, int, int]] = []
     for finding in sorted(findings, key=lambda f: (f.line, f.col)):
         details = finding.details or {}
-        if finding.code != "HTP104" or details.get("factory") or not details.get("all_uses_are_calls"):
+        if details.get("hot_path"):
+            # Hot because of a call in another module (the project model's seed): its callers there are
+            # threaded by fix_across.py, which edits every file involved or none.
             continue
-        library = str(details.get("library", ""))
-        variable = details.get("variable")
-        stmt_span = details.get("statement")
-        statement = index.statements.get(tuple(stmt_span)) if stmt_span else None  # type: ignore[arg-type]
-        call = index.calls.get((finding.line, finding.col, finding.end_line, finding.end_col))
-        if statement is None or call is None or not variable or library not in FAMILIES:
+        side = function_side(index, imports, finding)
+        if side is None or side.function in used_functions:
             continue
-        function = _enclosing_function(index, statement)
-        if function is None or function in used_functions:
-            continue
-        if not _no_outside_callers(index, function, script, facts):
+        if not _no_outside_callers(index, side.function, script, facts):
             continue  # a public signature: report only
-        family = family_of(call, details.get("library"), imports)
-        if statement not in function.body and not _only_used_there(index, function, statement, variable):
-            continue
-        if isinstance(statement, (ast.With, ast.AsyncWith)):
-            item = next((i for i in statement.items if i.context_expr is call), None)
-            if item is None or not (isinstance(item.optional_vars, ast.Name) and item.optional_vars.id == variable):
-                continue
-            if _closed_or_rebound(function, variable):
-                continue  # closing a client the callers now share ends it for them too
-            is_with = True
-        elif isinstance(statement, ast.Assign) and statement.value is call and len(statement.targets) == 1 \
-                and isinstance(statement.targets[0], ast.Name) and statement.targets[0].id == variable:
-            if _closed_or_rebound(function, variable):
-                continue
-            is_with = False
-        else:
-            continue
-        own = _bound_in(function)
-        if any(isinstance(n, ast.Name) and n.id in own for n in ast.walk(call)):
-            continue  # the constructor uses the function's own names: callers cannot build it
-        if variable in {a.arg for a in ast.walk(function.args) if isinstance(a, ast.arg)}:
-            continue
-        position = _parameter_position(index, function)
-        if position is None:
-            continue
-        is_async = FAMILIES[library].is_async or isinstance(statement, ast.AsyncWith)
-        base = call.func
-        while isinstance(base, ast.Attribute):
-            base = base.value
-        base_name = base.id if isinstance(base, ast.Name) else ""
+        function, statement, call, variable, library, family, is_with, is_async, position, base_name = side
 
         targets: Dict[ast.stmt, List[ast.Call]] = {}
         # Fixed code is clean code: a caller that is itself hot would get a client per call (HTP104 again).

@@ -99,6 +99,10 @@ session (headers, auth, mounted adapters) applies to all, and requests does not 
 safe to use from several threads at once. Review that the calls carry no per-user state in cookies, and
 keep one session per thread (`threading.local`) where threads share the module.
 
+Across modules (`fix --preview`, or `preview = true`): a request wrapper made hot by a loop, handler or task
+in another module of the project gets its shared client in its own module, the wrapper's, exactly as above;
+the callers' modules are not touched.
+
 Report only (no fix offered):
 - the program reads the response's cookies (`requests.get(u).cookies`, `r.cookies` of a response bound in the
   same scope): code that fetches a fresh cookie per call would get the shared jar's old one sent back, and a

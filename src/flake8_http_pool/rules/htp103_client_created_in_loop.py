@@ -60,6 +60,10 @@ Whoever built a client per iteration may have meant each iteration's cookies and
 after the move, a cookie that the server sets while serving one user is sent with the requests made for the
 next one. Review that the iterations share no session state before applying it.
 
+Across modules (`fix --preview`, or `preview = true`): a call of a client factory defined in another module
+of the project, made in a loop, moves above the loop at its call site under the same conditions; the factory
+is not touched. Such a call in a hot function is HTP104, report only.
+
 Report only (no fix offered):
 - a client of the same library is already open around the loop (an enclosing `with requests.Session()`, or
   `s = requests.Session()` earlier in the function): the hoisted client would be a second pool nested in it;

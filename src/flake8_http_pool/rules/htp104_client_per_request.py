@@ -96,6 +96,18 @@ Report only (no fix offered):
 - factories (functions that return the client), a client that is closed, rebound or used outside its own
   block, a constructor that uses the function's own names, and a function used other than by calls.
 
+Across modules (`fix --preview`, or `preview = true`): a function hot because of calls in other modules of
+the project takes the client as its first parameter, and every caller, in whichever module, creates one
+client around its loop or `gather` (importing the library where it is not imported yet; the function's
+module drops the import it no longer uses). Every file involved is edited or none: the change is verified
+file by file (each must compile, keep its comments, show no new finding, and the function's module must lose
+the finding) and written all together; if one file fails or cannot be written, none is. It is report only
+when any caller cannot be edited safely: the function is public without `application = true`, a module
+names it other than by importing it and calling it (`mod.f`, passed on as a value), a caller has no loop or
+`gather`, is nested, is itself hot, or already has a client of that library open; a method, or a function
+its own module calls too, is left to report. With the project model, a function another module names is
+never given a parameter by the fix of its own module alone.
+
 Comments survive the fix.""",
     options="""\
 `hot-decorators` (`--http-pool-hot-decorators` for flake8, `hot-decorators` in `[tool.flake8-http-pool]` of

@@ -1,0 +1,346 @@
+"""`fix` across modules (issue 12): the project model's seeds reach the fixes, through the real CLI.
+
+Golden projects (tests/fixtures/fix_projects/NAME/{before,after}/...) are copied, fixed with
+`python -m flake8_http_pool fix --preview --unsafe-fixes .`, and compared file by file with `after`; the result
+compiles, a second fix changes nothing, and `check --preview` after the fix reports nothing new and none of the
+fixed findings. End to end, a request wrapper in one module called in a loop in another goes from one
+connection per call to one connection in all, against the counting server of tests/safety_server.py.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import shutil
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Dict, Iterator, List, Tuple
+
+import pytest
+
+from safety_server import SafetyServer, running_server
+
+PROJECTS = Path(__file__).parent / "fixtures" / "fix_projects"
+_IGNORED = {"__pycache__", ".flake8-http-pool-cache"}
+
+
+def _files(folder: Path) -> Dict[str, bytes]:
+    return {
+        path.relative_to(folder).as_posix(): path.read_bytes()
+        for path in sorted(folder.rglob("*"))
+        if path.is_file() and not _IGNORED.intersection(path.relative_to(folder).parts)
+    }
+
+
+def _tool(folder: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "flake8_http_pool", *args], cwd=folder, capture_output=True,
+                          text=True, timeout=300)
+
+
+def _findings(folder: Path) -> "Counter[Tuple[str, str]]":
+    """`check --preview`'s findings, counted per (file, code)."""
+    result = _tool(folder, "check", "--preview", "--format", "json", ".")
+    assert result.returncode in (0, 1), result.stderr
+    return Counter((Path(f["path"]).as_posix(), f["code"]) for f in json.loads(result.stdout))
+
+
+def _copy(source: Path, folder: Path) -> Path:
+    shutil.copytree(source, folder, ignore=shutil.ignore_patterns(*_IGNORED))
+    return folder
+
+
+def _project_names() -> List[str]:
+    return sorted(p.name for p in PROJECTS.iterdir() if (p / "before").is_dir())
+
+
+@pytest.mark.parametrize("name", _project_names())
+def test_golden_project(name: str, tmp_path: Path) -> None:
+    project = PROJECTS / name
+    folder = _copy(project / "before", tmp_path / "tree")
+    before = _findings(folder)
+    assert before, "the project has nothing for check --preview to report"
+
+    fixed = _tool(folder, "fix", "--preview", "--unsafe-fixes", "--exit-zero", "--no-progress", ".")
+    assert fixed.returncode == 0, fixed.stderr
+    assert _files(folder) == _files(project / "after"), fixed.stderr
+    for relative, data in _files(folder).items():
+        if relative.endswith(".py"):
+            compile(ast.parse(data), relative, "exec", dont_inherit=True)
+
+    again = _tool(folder, "fix", "--preview", "--unsafe-fixes", "--exit-zero", "--no-progress", ".")
+    assert again.returncode == 0, again.stderr
+    assert _files(folder) == _files(project / "after"), "a second fix changed the tree"
+    assert "0 changed" in again.stderr
+
+    after = _findings(folder)
+    grew = {key: (before[key], n) for key, n in after.items() if n > before[key]}
+    assert not grew, f"check --preview reports more after the fix (before, after): {grew}"
+    # What the fix rewrote is gone: a changed file that had findings has fewer (a caller's module may have had
+    # none: it only gets the client), and the tree has fewer in all.
+    expected = _files(project / "after")
+    for path in (p for p, data in expected.items() if (project / "before" / p).read_bytes() != data):
+        had = sum(n for (p, _), n in before.items() if p == path)
+        assert not had or sum(n for (p, _), n in after.items() if p == path) < had, path
+    if any((project / "before" / p).read_bytes() != data for p, data in expected.items()):
+        assert sum(after.values()) < sum(before.values())
+
+
+@pytest.mark.parametrize("name", _project_names())
+def test_golden_project_diff_and_check_write_nothing(name: str, tmp_path: Path) -> None:
+    project = PROJECTS / name
+    folder = _copy(project / "before", tmp_path / "tree")
+    original = _files(folder)
+    expected = _files(project / "after")
+    changes = sorted(path for path in original if original[path] != expected[path])
+    diff = _tool(folder, "fix", "--preview", "--unsafe-fixes", "--diff", ".")
+    check = _tool(folder, "fix", "--preview", "--unsafe-fixes", "--check", ".")
+    assert _files(folder) == original
+    shown = sorted(line[len("--- ./"):] for line in diff.stdout.splitlines() if line.startswith("--- "))
+    assert shown == changes, diff.stdout
+    assert diff.returncode == check.returncode == (1 if changes else 0), diff.stderr + check.stderr
+
+
+def test_the_model_is_on_by_default_and_preview_changes_nothing(tmp_path: Path) -> None:
+    """`fix` runs the project model by default, as `check` does; `--preview` (which asked for it when it was a
+    preview) is still accepted and gives the same files."""
+    plain = _copy(PROJECTS / "wrapper_in_other_module" / "before", tmp_path / "plain")
+    asked = _copy(PROJECTS / "wrapper_in_other_module" / "before", tmp_path / "asked")
+    first = _tool(plain, "fix", "--unsafe-fixes", "--no-progress", ".")
+    second = _tool(asked, "fix", "--preview", "--unsafe-fixes", "--no-progress", ".")
+    assert first.returncode == second.returncode == 0, first.stderr + second.stderr
+    assert (plain / "app" / "utils.py").read_bytes() == \
+        (PROJECTS / "wrapper_in_other_module" / "after" / "app" / "utils.py").read_bytes()
+    assert _files(plain) == _files(asked)
+
+
+# -- a private function another module calls keeps its signature -------------------------------------------------
+_PRIVATE_CLIENT = '''\
+import requests
+
+
+def _product(base, sku):
+    with requests.Session() as session:
+        return session.get(f"{base}/item/{sku}", timeout=10).json()["id"]
+
+
+def sync_all(base):
+    for sku in ["tea", "cake"]:
+        print(_product(base, sku))
+'''
+_PRIVATE_CALLER = '''\
+import sys
+
+from catalog.client import _product
+
+for sku in ["tea", "cake", "jam"]:
+    print(_product(sys.argv[1], sku))
+'''
+
+
+def _private_tree(tmp_path: Path) -> Path:
+    folder = tmp_path / "tree"
+    (folder / "catalog").mkdir(parents=True)
+    (folder / "catalog" / "__init__.py").write_text("")
+    (folder / "catalog" / "client.py").write_text(_PRIVATE_CLIENT)
+    (folder / "sync.py").write_text(_PRIVATE_CALLER)
+    return folder
+
+
+def test_client_parameter_refused_when_another_module_calls_the_function(tmp_path: Path) -> None:
+    """HTP104's in-module fix would give `_product` a new first parameter and update `sync_all` only, breaking
+    sync.py's call. With the project model, fix sees the other caller and reports only."""
+    folder = _private_tree(tmp_path)
+    result = _tool(folder, "fix", "--preview", "--unsafe-fixes", "--no-progress", ".")
+    assert (folder / "catalog" / "client.py").read_text() == _PRIVATE_CLIENT, result.stderr
+    assert "HTP104: 1" in result.stderr and result.returncode == 1
+
+
+def test_client_parameter_still_fixed_in_module_when_no_other_module_names_it(tmp_path: Path) -> None:
+    folder = _private_tree(tmp_path)
+    (folder / "sync.py").write_text("print('nothing imported')\n")
+    result = _tool(folder, "fix", "--preview", "--unsafe-fixes", "--no-progress", ".")
+    assert result.returncode == 0, result.stderr
+    assert "def _product(session, base, sku):" in (folder / "catalog" / "client.py").read_text()
+
+
+# -- end to end: connections counted by a real server -------------------------------------------------------------
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SafetyServer]:
+    with running_server(tmp_path_factory.mktemp("server")) as running:
+        yield running
+
+
+def _run(folder: Path, server: SafetyServer) -> Tuple[str, int]:
+    before = server.connections
+    result = subprocess.run([sys.executable, "-m", "app.main", server.base], cwd=folder, capture_output=True,
+                            text=True, timeout=120, env={**_clean_env(), "PYTHONDONTWRITEBYTECODE": "1"})
+    assert result.returncode == 0, result.stderr
+    return result.stdout, server.connections - before
+
+
+def _clean_env() -> Dict[str, str]:
+    import os
+
+    dropped = ("http_proxy", "https_proxy", "all_proxy", "no_proxy", "pythonpath")
+    env = {k: v for k, v in os.environ.items() if k.lower() not in dropped}
+    env.update(NO_PROXY="127.0.0.1,localhost", no_proxy="127.0.0.1,localhost")
+    return env
+
+
+def test_wrapper_in_another_module_end_to_end(tmp_path: Path, server: SafetyServer) -> None:
+    pytest.importorskip("requests")
+    folder = _copy(PROJECTS / "wrapper_in_other_module" / "before", tmp_path / "tree")
+    out_before, before = _run(folder, server)
+    fixed = _tool(folder, "fix", "--preview", "--unsafe-fixes", "--no-progress", ".")
+    assert fixed.returncode == 0, fixed.stderr
+    assert "1 changed" in fixed.stderr
+    out_after, after = _run(folder, server)
+    print(f"wrapper in another module: connections {before} -> {after}")
+    assert out_after == out_before and out_before.split() == ["0", "1", "2", "3", "4"]
+    assert before == 5 and after == 1
+
+
+# -- HTP104 threaded through other modules: all or nothing ---------------------------------------------------------
+THREADED = PROJECTS / "client_parameter_private_across_modules"
+
+
+def _fix_in_process(folder: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch) -> Tuple[int, str]:
+    """The real `fix` entry point in this process (one worker), so a test can break one step of it."""
+    from flake8_http_pool.cli import main
+
+    monkeypatch.chdir(folder)
+    code = main(["fix", "--preview", "--unsafe-fixes", "--no-progress", "-j", "1", "."])
+    return code, capsys.readouterr().err
+
+
+def test_a_change_across_files_is_not_written_when_one_file_fails_verification(
+        tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
+    import flake8_http_pool.fix_across as fix_across
+
+    folder = _copy(THREADED / "before", tmp_path / "tree")
+    original = _files(folder)
+    real = fix_across.verify_file
+
+    def failing(file, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if file.path.endswith("report.py"):
+            return "injected failure"
+        return real(file, *args, **kwargs)
+
+    monkeypatch.setattr(fix_across, "verify_file", failing)
+    code, err = _fix_in_process(folder, capsys, monkeypatch)
+    assert _files(folder) == original, "a file of the failed change was written"
+    assert "report.py: error: HTP104 across modules (_product() in catalog/client.py): injected failure; none of " \
+           "its files written" in err
+    assert code == 2
+
+
+def test_a_change_across_files_is_rolled_back_when_a_rename_fails(
+        tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    from flake8_http_pool import writing
+
+    folder = _copy(THREADED / "before", tmp_path / "tree")
+    original = _files(folder)
+    real = os.replace
+    renames: List[str] = []
+
+    def replace(src, dst, **kwargs):  # type: ignore[no-untyped-def]
+        if str(src).endswith(writing.TEMP_SUFFIX):
+            renames.append(str(dst))
+            if len(renames) == 2:
+                raise OSError(28, "No space left on device")
+        return real(src, dst, **kwargs)
+
+    monkeypatch.setattr(writing.os, "replace", replace)
+    code, err = _fix_in_process(folder, capsys, monkeypatch)
+    assert len(renames) == 2, "the group was not written by renames in order"
+    assert _files(folder) == original, "the file renamed before the failure was not put back"
+    assert "No space left on device; none of its files written" in err and code == 2
+    leftovers = [p.name for p in folder.rglob("*") if p.name.endswith((writing.TEMP_SUFFIX, writing.BACKUP_SUFFIX))]
+    assert not leftovers
+
+
+def test_a_change_across_files_is_not_written_when_one_file_changed_meanwhile(
+        tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file edited between the read and the write refuses the whole change, not just itself."""
+    import flake8_http_pool.fix_across as fix_across
+
+    folder = _copy(THREADED / "before", tmp_path / "tree")
+    real = fix_across.verify_change
+
+    def verify_then_edit(change, *args, **kwargs):  # type: ignore[no-untyped-def]
+        found = real(change, *args, **kwargs)
+        (folder / "sync.py").write_text((folder / "sync.py").read_text() + "# edited meanwhile\n")
+        return found
+
+    monkeypatch.setattr(fix_across, "verify_change", verify_then_edit)
+    code, err = _fix_in_process(folder, capsys, monkeypatch)
+    after = _files(folder)
+    before = _files(THREADED / "before")
+    assert after["catalog/client.py"] == before["catalog/client.py"]
+    assert after["report.py"] == before["report.py"]
+    assert "changed on disk while fixing" in err and code == 2
+
+
+def test_threaded_client_end_to_end(tmp_path: Path, server: SafetyServer) -> None:
+    pytest.importorskip("requests")
+    folder = _copy(THREADED / "before", tmp_path / "tree")
+
+    def run(script: str) -> Tuple[str, int]:
+        before = server.connections
+        result = subprocess.run([sys.executable, script, server.base], cwd=folder, capture_output=True, text=True,
+                                timeout=120, env={**_clean_env(), "PYTHONDONTWRITEBYTECODE": "1"})
+        assert result.returncode == 0, result.stderr
+        return result.stdout, server.connections - before
+
+    before = {script: run(script) for script in ("sync.py", "report.py")}
+    fixed = _tool(folder, "fix", "--preview", "--unsafe-fixes", "--no-progress", ".")
+    assert fixed.returncode == 0, fixed.stderr
+    after = {script: run(script) for script in ("sync.py", "report.py")}
+    print(f"client threaded across modules: connections {before} -> {after}")
+    assert {s: out for s, (out, _) in after.items()} == {s: out for s, (out, _) in before.items()}
+    assert before["sync.py"][1] == 3 and after["sync.py"][1] == 1
+    assert before["report.py"][1] == 2 and after["report.py"][1] == 1
+
+
+def test_threading_refused_when_a_module_passes_the_function_on(tmp_path: Path) -> None:
+    folder = _copy(THREADED / "before", tmp_path / "tree")
+    (folder / "pool.py").write_text("from concurrent.futures import ThreadPoolExecutor\n\n"
+                                    "from catalog.client import _product\n\n"
+                                    "CALLBACK = _product\n")
+    original = _files(folder)
+    result = _tool(folder, "fix", "--preview", "--unsafe-fixes", "--no-progress", ".")
+    assert _files(folder) == original, result.stderr
+    assert result.returncode == 1 and "HTP104: 1" in result.stderr
+
+
+def test_threading_refused_for_a_public_function_unless_application(tmp_path: Path) -> None:
+    folder = _copy(THREADED / "before", tmp_path / "tree")
+    for path in folder.rglob("*.py"):
+        path.write_text(path.read_text().replace("_product", "product_of"))
+    original = _files(folder)
+    result = _tool(folder, "fix", "--preview", "--unsafe-fixes", "--no-progress", ".")
+    assert _files(folder) == original, result.stderr
+    (folder / "pyproject.toml").write_text("[tool.flake8-http-pool]\napplication = true\n")
+    result = _tool(folder, "fix", "--preview", "--unsafe-fixes", "--no-progress", ".")
+    assert result.returncode == 0, result.stderr
+    assert "def product_of(session, base, sku):" in (folder / "catalog" / "client.py").read_text()
+
+
+def test_threading_refused_when_a_test_patches_the_client_where_it_is_made(tmp_path: Path) -> None:
+    """Made in the callers' modules, the client would escape `mock.patch("catalog.client.requests.Session")`."""
+    folder = _copy(THREADED / "before", tmp_path / "tree")
+    (folder / "pyproject.toml").write_text("[project]\nname = 'tree'\n")
+    (folder / "tests").mkdir()
+    (folder / "tests" / "test_client.py").write_text(
+        "from unittest import mock\n\n\n"
+        "def test_product():\n"
+        "    with mock.patch(\"catalog.client.requests.Session\"):\n"
+        "        pass\n")
+    original = _files(folder)
+    result = _tool(folder, "fix", "--preview", "--unsafe-fixes", "--no-progress", ".")
+    assert _files(folder) == original, result.stderr
+    assert result.returncode == 1 and "HTP104: 1" in result.stderr

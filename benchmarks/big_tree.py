@@ -222,9 +222,9 @@ def _commands(dirs: List[str]) -> Dict[str, List[str]]:
     cli = tool("flake8-http-pool")
     return {
         "floor": [sys.executable, me, "--floor", "--jobs", "2", *dirs],
-        "check": [cli, "check", "--isolated", *dirs],
+        "check": [cli, "check", "--isolated", "--no-cache", *dirs],
         "check_skip_parse": [sys.executable, "-c", _CHECK_SKIPPING_PARSE, "check", "--isolated", *dirs],
-        "fix_check": [cli, "fix", "--check", "--isolated", "--no-progress", *dirs],
+        "fix_check": [cli, "fix", "--check", "--isolated", "--no-cache", "--no-progress", *dirs],
         "ruff": [tool("ruff"), "check", "--isolated", "--no-cache", "--no-respect-gitignore", "--exit-zero",
                  "--quiet", *dirs],
     }

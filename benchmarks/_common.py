@@ -59,3 +59,10 @@ def tool(name: str) -> str:
 
 def fmt_s(seconds: float) -> str:
     return f"{seconds:.2f} s" if seconds < 100 else f"{seconds:.0f} s"
+
+
+def print_result(result: dict) -> None:
+    """A benchmark's table and its goals, one PASS/MISS line each, as its own script prints them when run alone."""
+    print(result["table"])
+    for row in result["goal_rows"]:
+        print(f"{'PASS' if row['ok'] else 'MISS'}: {row['goal']}: {row['measured']} (goal {row['target']})")

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Dict, List
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import CACHE, REPO, fmt_s, median, stdlib_files, timed_run  # noqa: E402
+from _common import CACHE, REPO, fmt_s, median, print_result, stdlib_files, timed_run  # noqa: E402
 
 GOAL = 1.02
 
@@ -124,9 +124,7 @@ def main() -> int:
     parser.add_argument("--stride", type=int, default=4)
     args = parser.parse_args()
     result = run(args.quick, args.rounds, args.stride)
-    print(result["table"])
-    for row in result["goal_rows"]:
-        print(f"{'PASS' if row['ok'] else 'MISS'}: {row['goal']}: {row['measured']} (goal {row['target']})")
+    print_result(result)
     return 0
 
 

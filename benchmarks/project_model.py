@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import CACHE, Timed, fmt_s, median, stdlib_files, timed_run, tool  # noqa: E402
+from _common import CACHE, Timed, fmt_s, median, print_result, stdlib_files, timed_run, tool  # noqa: E402
 from big_tree import FILES_PER_PART, GENERATED_PER_PART, PARTS, build_tree  # noqa: E402
 from flake8_overhead import ensure_venvs  # noqa: E402
 
@@ -247,9 +247,7 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args()
     result = run(args.quick)
-    print(result["table"])
-    for row in result["goal_rows"]:
-        print(f"{'PASS' if row['ok'] else 'MISS'}: {row['goal']}: {row['measured']} (goal {row['target']})")
+    print_result(result)
     return 0
 
 

@@ -807,10 +807,9 @@ def test_django_urls_make_views_and_class_based_view_methods_hot(tmp_path: Path)
     assert "ItemView.delete()" in found[("shop/views.py", 15, "HTP102")]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "the two-phase gate (project.gather) searches other files for a relevant method's own name (`get`), not "
-    "its class's: a urls.py that names only `views.ItemView` never joins phase 2; for the engineer of gather"))
 def test_django_urls_naming_only_a_class_based_view(tmp_path: Path) -> None:
+    """urls.py names the class (`views.ItemView.as_view()`), never its `post`: the gate's second phase must search
+    for the class's name to read urls.py at all."""
     _tree(tmp_path, {
         "shop/__init__.py": "",
         "shop/views.py": """\

@@ -9,19 +9,11 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import List, Optional
 
-CACHE = ".flake8-http-pool-cache"
-_WRAPPER = "import requests\n\n\ndef get_json(url):\n    return requests.get(url, timeout=5).json()\n"
-_LOOP = "from app.http import get_json\n\n\ndef sync(urls):\n    for url in urls:\n        get_json(url)\n"
+from project_trees import CACHE, LOOP as _LOOP, WRAPPER as _WRAPPER, write_tree as _write
+
 _FOUND = "app/http.py:5:12: HTP102 requests.get() in get_json(), which runs many times (called in a loop at app/sync.py:6)"
-
-
-def _write(root: Path, files: Dict[str, str]) -> None:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
 
 
 def _project(root: Path) -> Path:

@@ -15,18 +15,9 @@ from typing import Dict, List, Optional
 import pytest
 
 from project_expectations import project_folders, project_root
+from project_trees import CACHE, LOOP as _LOOP, WRAPPER as _WRAPPER, write_tree as _write
 
-CACHE = ".flake8-http-pool-cache"
-_WRAPPER = "import requests\n\n\ndef get_json(url):\n    return requests.get(url, timeout=5).json()\n"
-_LOOP = "from app.http import get_json\n\n\ndef sync(urls):\n    for url in urls:\n        get_json(url)\n"
 _ONCE = "from app.http import get_json\n\n\ndef sync(url):\n    return get_json(url)\n"
-
-
-def _write(root: Path, files: Dict[str, str]) -> None:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
 
 
 def _project(root: Path, loop: bool = True) -> Path:

@@ -25,6 +25,7 @@ from typing import Any, Callable, Dict, FrozenSet, Iterable, List, NamedTuple, O
 
 from .bindings import ASSIGN, IMPORT, OTHER, FunctionInfo, dotted_name, lookup
 from .engine import ModuleSeeds
+from .graphs import spread_to_callers
 from .options import Options
 
 # A reference, as a summary stores it: ["local", function key] for a def of the same module, or
@@ -673,13 +674,7 @@ def blocking_and_writers(project: Project) -> Dict[str, Dict[str, Any]]:
                     target = resolve(ref, path)
                     if target is not None and target != (path, key):
                         callers.setdefault(target, []).append((path, key))
-        queue = list(blocks)
-        while queue:
-            callee = queue.pop()
-            for caller in callers.get(callee, ()):
-                if caller not in blocks:
-                    blocks[caller] = blocks[callee]
-                    queue.append(caller)
+        spread_to_callers(blocks, callers)
         for path in paths:
             if not project.summaries[path].get("has_async", True):  # type: ignore[union-attr]
                 continue
@@ -944,6 +939,8 @@ def _solve_gated(paths: List[str], first: First, search: Search, load_summary: L
     may match); phase 2 (`search`) only the files whose bytes name one of the functions that can matter
     (`can_matter`) or a class holding one, repeated while new ones join.
     """
+    from .hot_functions import VIEW_METHODS
+
     modules = ModuleMap(paths, project_root(paths))
 
     def load(path: str) -> Optional[Summary]:
@@ -1000,7 +997,10 @@ def _solve_gated(paths: List[str], first: First, search: Search, load_summary: L
         added = False
         for module, key in new:
             parts = key.split(".")
-            names = [parts[-2]] if parts[-1] in ("__init__", "__call__") and len(parts) > 1 else []
+            # A class is named where its constructor or `__call__` is called, and where a class-based view's
+            # verb method is registered (`path("x/", views.ItemView.as_view())` names the class, not `get`).
+            by_class = ("__init__", "__call__") + VIEW_METHODS
+            names = [parts[-2]] if parts[-1] in by_class and len(parts) > 1 else []
             for name in [parts[-1], *names]:
                 added = need(name, module) or added
         # A module that re-exports such a function (`from .http import get_json` in `__init__.py`) is imported

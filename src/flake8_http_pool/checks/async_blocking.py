@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Dict, Iterator, List, NamedTuple, Optional, Se
 
 from ..bindings import PARAM, FunctionInfo, Meaning, Scope, lookup
 from ..finding import Hit
+from ..graphs import spread_to_callers
 from ..libraries import CLIENT_REQUEST_METHODS, SYNC_CLIENTS, unpooled_family
 from ..walk import Ctx
 
@@ -208,13 +209,7 @@ def blocking_functions(analysis: "Analysis") -> Dict[FunctionInfo, Blocker]:
             found.setdefault(func, Blocker(seed[0], seed[1], seed[2], seed[3], seed[5]))
         elif target is not None:
             edges.setdefault(target, []).append(func)
-    queue = list(found)
-    while queue:
-        callee = queue.pop()
-        for caller in edges.get(callee, ()):
-            if caller not in found:
-                found[caller] = found[callee]
-                queue.append(caller)
+    spread_to_callers(found, edges)
     setattr(analysis, "_blocking_functions", found)
     return found
 

@@ -119,6 +119,41 @@ def test_a_corrupt_or_truncated_entry_is_ignored_and_rewritten(tmp_path: Path) -
     assert _check(root, parse_log=log).stdout == cold.stdout and _parsed(log) == []
 
 
+class _Planted:
+    """What a hostile repository could commit as a cache entry: unpickling it would create `marker`."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = str(marker)
+
+    def __reduce__(self):  # type: ignore[no-untyped-def]
+        return (open, (self.marker, "w"))
+
+
+def test_a_planted_entry_that_would_run_code_is_read_as_a_miss(tmp_path: Path) -> None:
+    """A cache folder committed into someone else's repository (`git add -f` beats its `.gitignore`) must not
+    make `check` or flake8 execute code: every entry and solved blob is replaced by a pickle whose loading calls
+    `open(marker, "w")`; both tools give the findings of a cold run, and the marker is never created."""
+    root = _project(tmp_path / "tree")
+    cold = _check(root)
+    flake8 = [sys.executable, "-m", "flake8", "--isolated", "--select", "HTP", "."]
+    cold_flake8 = subprocess.run(flake8, cwd=root, capture_output=True, text=True, timeout=180)
+    marker = tmp_path / "code-ran"
+    planted = [path for path in (root / CACHE).rglob("*") if path.is_file() and path.parent != root / CACHE]
+    assert len(planted) >= 4
+    hostile = pickle.dumps({"hash": "x", "evil": _Planted(marker)})
+    for path in planted:
+        path.write_bytes(hostile)
+    again = _check(root)
+    again_flake8 = subprocess.run(flake8, cwd=root, capture_output=True, text=True, timeout=180)
+    assert not marker.exists()
+    assert (again.stdout, again.returncode) == (cold.stdout, cold.returncode) and "HTP102" in cold.stdout
+    assert again_flake8.stdout == cold_flake8.stdout and "HTP102" in cold_flake8.stdout
+    # The planted bytes are live (the runs rewrote the entries they read as misses): a plain pickle.loads of
+    # them does create the marker.
+    pickle.loads(hostile)
+    assert marker.exists()
+
+
 def test_two_runs_at_once_on_one_tree_are_both_right_and_leave_a_readable_cache(tmp_path: Path) -> None:
     root = _project(tmp_path)
     for number in range(30):  # enough modules for the two runs to overlap in their writes

@@ -17,8 +17,10 @@ that does not load (truncated, corrupt, another version's) is a miss and is rewr
 be written means no cache, said once at most; never a failure.
 
 The key holds the tool's version, SUMMARY_VERSION and the options (Options) the summary and findings depend on,
-so a setting changed is a miss, never a stale finding. Entries are pickles: the folder is the user's own
-(`.gitignore`d, like mypy's and ruff's caches); do not point `--cache-dir` at a folder others can write.
+so a setting changed is a miss, never a stale finding. Entries are pickles read by an unpickler that builds
+nothing but plain data and this tool's own result tuples (`_SAFE_CLASSES`): a cache folder committed into a
+repository someone else wrote (`git add -f` beats the `.gitignore`) cannot make a lint run execute code; an
+entry naming anything else is a miss.
 """
 
 from __future__ import annotations
@@ -44,6 +46,30 @@ _TAG = ("Signature: 8a477f597d28d172789f06886806bc55\n"
         "# For information about cache directory tags, see https://bford.info/cachedir/\n")
 
 Summary = Dict[str, Any]
+
+# What an entry may hold besides dicts, lists, tuples, sets, strings, bytes, numbers, booleans and None: the
+# NamedTuples of a check's result and of the project model's seeds (fields of plain data).
+_SAFE_CLASSES = frozenset({
+    ("flake8_http_pool.checking", "FileResult"),
+    ("flake8_http_pool.checking", "Located"),
+    ("flake8_http_pool.finding", "Finding"),
+    ("flake8_http_pool.engine", "ModuleSeeds"),
+    ("builtins", "frozenset"),
+    ("builtins", "set"),
+})
+
+
+class _UnsafeEntry(Exception):
+    """An entry that names a class it may not build (written by something else): read as a miss."""
+
+
+class _DataUnpickler(pickle.Unpickler):
+    """Builds plain data and `_SAFE_CLASSES` only (the standard library's "restricting globals")."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        if (module, name) not in _SAFE_CLASSES:
+            raise _UnsafeEntry(f"{module}.{name}")
+        return super().find_class(module, name)
 
 
 def content_hash(data: bytes) -> str:
@@ -170,7 +196,7 @@ class ProjectCache:
             return None
         try:
             with open(target, "rb") as stream:
-                return pickle.load(stream)
+                return _DataUnpickler(stream).load()
         except FileNotFoundError:
             return None
         except Exception:  # noqa: BLE001 - truncated, corrupt or of another version: a miss, rewritten later

@@ -415,7 +415,14 @@ def start_fix(tree: Path, jobs: int, main: Sequence[str] = ("-m", "flake8_http_p
     env.pop("PYTHONPATH", None)
     with open(tree.parent / "stdout.txt", "w") as out, open(tree.parent / "stderr.txt", "w") as err:
         return subprocess.Popen([sys.executable, *main, *FIX, "--jobs", str(jobs), str(tree)],
-                                stdout=out, stderr=err, env=env)
+                                stdout=out, stderr=err, env=env, preexec_fn=_default_sigint)
+
+
+def _default_sigint() -> None:
+    """In the child, SIGINT as a terminal gives it. A suite started in the background of a script (`.ci/run &`)
+    inherits SIGINT ignored, as POSIX shells set it for background jobs, and a Python started so keeps ignoring
+    it: `fix` would then rightly ignore the test's SIGINT and run to its end."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def output(tree: Path) -> str:

@@ -7,10 +7,13 @@ import subprocess
 import sys
 from collections import defaultdict
 from pathlib import Path
-from typing import Callable, Dict, Iterable, List, Optional, Set, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, Iterable, Iterator, List, Optional, Set, Tuple
 
 import pytest
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+if TYPE_CHECKING:  # pragma: no cover
+    from safety_server import SafetyServer
 
 FIXTURES = Path(__file__).parent / "fixtures"
 # The fix-safety programs hold their own test modules; only tests/test_fix_safety_harness.py runs them.
@@ -97,3 +100,12 @@ def flake8_on_fixtures() -> Dict[str, Set[Tuple[int, str]]]:
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--update-golden", action="store_true", default=False,
                      help="rewrite the expected outputs of the fix golden tests (tests/fixtures/fixes/*.fixed.py)")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator["SafetyServer"]:
+    """The shared counting test server (tests/safety_server.py) on 127.0.0.1, stopped after the module's tests."""
+    from safety_server import running_server
+
+    with running_server(tmp_path_factory.mktemp("server")) as running:
+        yield running

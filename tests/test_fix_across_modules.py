@@ -16,11 +16,11 @@ import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
-from typing import Dict, Iterator, List, Tuple
+from typing import Dict, List, Tuple
 
 import pytest
 
-from safety_server import SafetyServer, running_server
+from safety_server import SafetyServer
 
 PROJECTS = Path(__file__).parent / "fixtures" / "fix_projects"
 _IGNORED = {"__pycache__", ".flake8-http-pool-cache"}
@@ -166,12 +166,6 @@ def test_client_parameter_still_fixed_in_module_when_no_other_module_names_it(tm
 
 
 # -- end to end: connections counted by a real server -------------------------------------------------------------
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SafetyServer]:
-    with running_server(tmp_path_factory.mktemp("server")) as running:
-        yield running
-
-
 def _run(folder: Path, server: SafetyServer) -> Tuple[str, int]:
     before = server.connections
     result = subprocess.run([sys.executable, "-m", "app.main", server.base], cwd=folder, capture_output=True,

@@ -12,22 +12,15 @@ import importlib.util
 import subprocess
 import sys
 from pathlib import Path
-from typing import Iterator, List, Tuple
+from typing import List, Tuple
 
 import pytest
 
 from flake8_http_pool.engine import check_source
 from flake8_http_pool.fixes import FIXES
-from safety_server import PAGES, SafetyServer, blob, running_server
+from safety_server import PAGES, SafetyServer, blob
 
 Server = SafetyServer
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    """The shared test server (tests/safety_server.py) on 127.0.0.1, stopped after this module's tests."""
-    with running_server(tmp_path_factory.mktemp("server")) as running:
-        yield running
 
 
 def _run_program(path: Path, server: Server) -> Tuple[str, int]:

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from cli_support import assert_no_traceback, run_cli
-from test_fix_end_to_end import Server, _run_program, server  # noqa: F401 - the local server fixture
+from test_fix_end_to_end import Server, _run_program
 
 
 def _codes(result: subprocess.CompletedProcess) -> list:

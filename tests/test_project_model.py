@@ -13,8 +13,10 @@ import textwrap
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
+import pytest
+
 from flake8_http_pool.options import DEFAULT_OPTIONS
-from flake8_http_pool.project import ModuleMap, Project, gather, project_root, summarize
+from flake8_http_pool.project import ModuleMap, Project, _pairs, gather, project_root, summarize
 
 
 def write(root: Path, files: Dict[str, str]) -> List[str]:
@@ -363,6 +365,61 @@ def test_two_phase_gate_parses_only_what_can_matter(tmp_path: Path) -> None:
     assert sorted(parsed) == ["loops.py", "pkg/__init__.py", "pkg/inner.py", "star_user.py", "util.py"]
     # The first reason met wins: loops.py is summarized before star_user.py.
     assert seeds[str(tmp_path / "util.py")].hot["get_json"][0] == "called in a loop at loops.py:4"
+
+
+@pytest.mark.parametrize("source", [
+    "from app.http import get_json\n",
+    "from .http import (\n    other,\n    get_json,\n)\n",
+    "from app import http\n\nhttp.get_json(u)\n",
+    "import app.http\n\napp.http.get_json(u)\n",
+    "import app\n\napp . http . get_json(u)\n",
+    "import app.http as h\n\nh.get_json(u)\n",
+    "from app import http as h\n\nh.Api()\n",
+    "def run():\n    from app.http import Api\n    return Api()\n",
+    "from .http import *\n",
+])
+def test_phase_two_finds_every_spelling_of_a_reference(source: str) -> None:
+    needles = _pairs({"get_json": {"/p/app/http.py"}, "Api": {"/p/app/http.py"}}, {"/p/app/http.py": {"http"}},
+                     {"/p/app/http.py": {"app"}})
+    assert needles.match(source.encode())
+
+
+@pytest.mark.parametrize("source", [
+    "def get_json(u):\n    return u\n",  # the same name, no import of its module
+    "from other import get_json\n",  # the same name from another module
+    "import http.client\n\nhttp.client.get_json\n",  # the token's module imported, another name after it
+    "from app.http import other\n\nx.get_json(u)\n",  # the module imported, the name on another object
+    "from app import http\n\nmyhttp.get_json(u)\n",  # a longer word ending in the token
+    "# from app.http import get_json\nx = 1\n",  # a comment is not an import statement
+])
+def test_phase_two_passes_over_lookalikes(source: str) -> None:
+    needles = _pairs({"get_json": {"/p/app/http.py"}, "Api": {"/p/app/http.py"}}, {"/p/app/http.py": {"http"}},
+                     {"/p/app/http.py": {"app"}})
+    assert not needles.match(source.encode())
+
+
+def test_phase_two_searches_a_method_by_its_class_and_a_nested_def_nowhere(tmp_path: Path) -> None:
+    paths = write(tmp_path, {
+        "pyproject.toml": "",
+        "api.py": ("import requests\n\nclass Api:\n    def fetch(self, u):\n        return requests.get(u)\n\n"
+                    "def outer(us):\n    def inner(u):\n        return requests.get(u)\n    return inner\n"),
+        "by_class.py": "from api import Api\n\nclient = Api()\nfor u in us:\n    client.fetch(u)\n",
+        "by_method.py": "import api\n\nfor u in us:\n    thing.fetch(u)\n",  # names the method only
+        "by_nested.py": "import api\n\nfor u in us:\n    inner(u)\n",  # a nested def is reached from nowhere
+    })
+    parsed: List[str] = []
+
+    def read(path: str, options: object) -> Tuple[bytes, str]:
+        data = Path(path).read_bytes()
+        return data, data.decode("utf-8")
+
+    def parse(text: str, path: str) -> ast.Module:
+        parsed.append(os.path.relpath(path, tmp_path))
+        return ast.parse(text)
+
+    seeds = gather(paths, lambda path: DEFAULT_OPTIONS, read, parse)
+    assert sorted(parsed) == ["api.py", "by_class.py"]
+    assert seeds[str(tmp_path / "api.py")].hot["Api.fetch"][0] == "called in a loop at by_class.py:5"
 
 
 def test_star_reexport_through_a_package(tmp_path: Path) -> None:

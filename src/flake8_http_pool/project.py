@@ -19,6 +19,7 @@ Nothing outside the given files is read: an import of an installed package or of
 from __future__ import annotations
 
 import ast
+import functools
 import os
 import re
 from typing import Any, Callable, Dict, FrozenSet, Iterable, List, NamedTuple, Optional, Set, Tuple
@@ -50,6 +51,7 @@ _WORD = re.compile(rb"[^\W\d]\w*")  # an identifier, in bytes (non-ASCII source 
 # An import statement, in bytes: `import a.b as c`, `from .a import b, c`, `from a import (\n b,\n c)`.
 _IMPORT_STATEMENT = re.compile(rb"^[ \t]*(?:from[ \t]+[\w. \t]+?import[ \t]*(?:\([^)]*\)|[^\n]*)|import[ \t][^\n]*)",
                                re.MULTILINE)
+_ALIASED = re.compile(rb"(\w+)[ \t]+as[ \t]+\w")  # in an import statement: the name imported under an alias
 _BRANCHES = (ast.If, ast.IfExp, ast.For, ast.AsyncFor, ast.While, ast.ExceptHandler, ast.BoolOp,
              ast.comprehension, ast.Lambda) + tuple(getattr(ast, n) for n in ("match_case",) if hasattr(ast, n))
 
@@ -821,33 +823,88 @@ def _summary_or_none(tree: Optional[ast.Module], options: Options) -> Optional[S
 class Needles(NamedTuple):
     """What phase 2 of the gate searches the remaining files' bytes for (small and picklable: it goes to workers).
 
-    wanted: every word worth finding; needles: function (or class) name -> the modules where one of that name
-    can matter; tokens: module -> the words an import of it names."""
+    A wanted reference is a function's or class's name with its module's token, the word every import of the
+    module names (its file stem, a package's folder name). `direct`: token -> the names wanted in its module;
+    `through`: the name of a package folder above modules -> their tokens, each with its names (`import app`
+    then `app.http.get_json()`)."""
 
-    wanted: FrozenSet[bytes]
-    needles: Dict[str, Set[str]]
-    tokens: Dict[str, Set[str]]
+    direct: Dict[str, FrozenSet[str]]
+    through: Dict[str, Dict[str, FrozenSet[str]]]
 
     def match(self, data: bytes) -> bool:
-        """The file's bytes name what can matter: a function's name AND its module's, the module's in an import
-        statement or after a dot (`import app` then `app.http.get_json()`): a reference to another module's
-        function is made through an import (see `project_seeds`)."""
-        words = self.wanted.intersection(_WORD.findall(data))
-        if not words:
+        """The file's bytes may reference a wanted function, as another module's reference must be spelled:
+        through an import statement naming its module's token (or a package above it). Then the name and the
+        token in one import statement (`from app.http import get_json`, `from .http import Api`), the name
+        right after the token and a dot (`http.get_json`, `app.http.Api`), or the token imported under an
+        alias and the name after a dot (`import app.http as h` then `h.get_json`); a star import of the
+        module matches whatever it names (`from .http import *` re-exports)."""
+        statements = _IMPORT_STATEMENT.findall(data)
+        if not statements:
             return False
-        names = {word.decode("utf-8", "replace") for word in words}
-        modules = {token for found in self.tokens.values() for token in found} & names
-        if not modules:
+        imported = [{word.decode("utf-8", "replace") for word in _WORD.findall(statement)}
+                    for statement in statements]
+        every = set().union(*imported)
+        direct = every.intersection(self.direct)
+        through = every.intersection(self.through)
+        if not direct and not through:
             return False
-        imported = {word.decode("utf-8", "replace") for statement in _IMPORT_STATEMENT.findall(data)
-                    for word in _WORD.findall(statement)}
-        reached = {token for token in modules
-                   if token in imported or re.search(rb"\.%s\b" % re.escape(token.encode("utf-8")), data)}
-        if not reached:
-            return False
-        if b"import *" in data:
-            return True  # may re-export what can matter: `from .http import *` in a package's __init__.py
-        return any(reached & self.tokens[module] for name in names for module in self.needles.get(name, ()))
+        aliased = {word.decode("utf-8", "replace") for statement in statements
+                   for word in _ALIASED.findall(statement)}
+        after_dot: Optional[Set[str]] = None
+        for token in direct:
+            held = [(words, b"*" in statement) for words, statement in zip(imported, statements) if token in words]
+            if any(star for _, star in held):
+                return True
+            names = self.direct[token]
+            if any(names & words for words, _ in held):
+                return True
+            if names & _after(token, data):
+                return True
+            if token in aliased:
+                if after_dot is None:
+                    after_dot = {word.decode("utf-8", "replace") for word in _AFTER_DOT.findall(data)}
+                if names & after_dot:
+                    return True
+        return any(names & _after(token, data) for word in through for token, names in self.through[word].items())
+
+
+_AFTER_DOT = re.compile(rb"\.[ \t]*([^\W\d]\w*)")
+
+
+def _after(token: str, data: bytes) -> Set[str]:
+    """The names written right after the word `token` and a dot in `data` (`http.get_json` -> get_json)."""
+    found: Set[str] = set()
+    for match in _dotted_pattern(token).finditer(data):
+        # The pattern starts with the token's literal bytes, which re searches fast; a `\b` before it would
+        # make re try every position, ten times slower. So the word's start is checked here.
+        start = match.start()
+        if not (start and _WORD_BYTE.match(data, start - 1)):
+            found.add(match.group(1).decode("utf-8", "replace"))
+    return found
+
+
+_WORD_BYTE = re.compile(rb"[\w\x80-\xff]")
+
+
+def _pairs(needles: Dict[str, Set[str]], tokens: Dict[str, Set[str]], above: Dict[str, Set[str]]) -> Needles:
+    """The Needles of phase 2: `needles` name -> its modules, `tokens` module -> its words, `above` module ->
+    the package folders above it."""
+    direct: Dict[str, Set[str]] = {}
+    through: Dict[str, Dict[str, Set[str]]] = {}
+    for name, modules in needles.items():
+        for module in modules:
+            for token in tokens[module]:
+                direct.setdefault(token, set()).add(name)
+                for folder in above[module]:
+                    through.setdefault(folder, {}).setdefault(token, set()).add(name)
+    return Needles({token: frozenset(names) for token, names in direct.items()},
+                   {folder: {token: frozenset(names) for token, names in below.items()}
+                    for folder, below in through.items()})
+
+
+@functools.lru_cache(maxsize=4096)
+def _dotted_pattern(token: str) -> Any:
+    return re.compile(rb"%s[ \t]*\.[ \t]*([^\W\d]\w*)" % re.escape(token.encode("utf-8")))
 
 
 def searchable(data: bytes, text: Optional[str]) -> bytes:
@@ -939,8 +996,6 @@ def _solve_gated(paths: List[str], first: First, search: Search, load_summary: L
     may match); phase 2 (`search`) only the files whose bytes name one of the functions that can matter
     (`can_matter`) or a class holding one, repeated while new ones join.
     """
-    from .hot_functions import VIEW_METHODS
-
     modules = ModuleMap(paths, project_root(paths))
 
     def load(path: str) -> Optional[Summary]:
@@ -968,9 +1023,16 @@ def _solve_gated(paths: List[str], first: First, search: Search, load_summary: L
     tokens: Dict[str, Set[str]] = {}  # module -> the words an import of it names
     relevant: Set[Tuple[str, str]] = set()
 
+    above: Dict[str, Set[str]] = {}  # module -> the package folders above it, under the project root
+
     def module_tokens(path: str) -> Set[str]:
         stem = os.path.splitext(os.path.basename(path))[0]
-        return {stem if stem != "__init__" else os.path.basename(os.path.dirname(path))}
+        folder = os.path.dirname(path)
+        if stem == "__init__":
+            stem, folder = os.path.basename(folder), os.path.dirname(folder)
+        relative = os.path.relpath(folder, modules.root)
+        above[path] = set() if relative.startswith("..") or relative == "." else set(relative.split(os.sep))
+        return {stem}
 
     resolved_calls: Dict[str, Dict[str, List[Optional[Tuple[str, str]]]]] = {}
 
@@ -996,17 +1058,24 @@ def _solve_gated(paths: List[str], first: First, search: Search, load_summary: L
         relevant.update(new)
         added = False
         for module, key in new:
+            # Another module reaches a top-level def by its name, and a method of a top-level class through
+            # the class (`Api().fetch()`, `api = Api()` then `api.fetch()`, `class Mine(Api)`, a view's
+            # `ItemView.as_view()`): the resolver follows nothing else (`Project._in_module`), so a nested def
+            # or a nested class's method is searched for nowhere.
             parts = key.split(".")
-            # A class is named where its constructor or `__call__` is called, and where a class-based view's
-            # verb method is registered (`path("x/", views.ItemView.as_view())` names the class, not `get`).
-            by_class = ("__init__", "__call__") + VIEW_METHODS
-            names = [parts[-2]] if parts[-1] in by_class and len(parts) > 1 else []
-            for name in [parts[-1], *names]:
-                added = need(name, module) or added
-        # A module that re-exports such a function (`from .http import get_json` in `__init__.py`) is imported
-        # under its own name: `from app import get_json`.
+            if len(parts) == 1 and parts[0] in summary["defs"]:
+                added = need(parts[0], module) or added
+            elif len(parts) == 2 and parts[0] in summary["classes"]:
+                added = need(parts[0], module) or added
+        # A module that re-exports such a function or class (`from .http import get_json` in `__init__.py`) is
+        # imported under its own name: `from app import get_json`.
         for name, target in summary["exports"].items():
-            if project.resolve(["import", target, []], path) in relevant:
+            if path in needles.get(name, ()):
+                continue
+            absolute = modules.absolute(target, path)
+            source = modules.module(absolute.rsplit(".", 1)[0], path) if absolute and "." in absolute else None
+            if (source is not None and source in needles.get(name, ())) or \
+                    project.resolve(["import", target, []], path) in relevant:
                 added = need(name, path) or added
         for star in summary["stars"]:  # `from .http import *`
             absolute = modules.absolute(star, path)
@@ -1029,8 +1098,7 @@ def _solve_gated(paths: List[str], first: First, search: Search, load_summary: L
     while any([grow(path) for path in list(summaries)]):
         pass
     while needles and rest:
-        wanted = frozenset(word.encode("utf-8") for word in set(needles).union(*tokens.values()))
-        joined = search(rest, Needles(wanted, needles, tokens))
+        joined = search(rest, _pairs(needles, tokens, above))
         for path in rest:  # in the order of `paths`, so the solve's order does not depend on the workers'
             if path in joined:
                 summaries[path] = joined[path]

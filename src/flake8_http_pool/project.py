@@ -549,6 +549,7 @@ class Project:
 
 
 # -- the solver ------------------------------------------------------------------------------------------
+_LATER = ("", "")  # a reference not resolved yet: it names nothing wanted so far (see `_solve_gated`)
 class _Hot:
     __slots__ = ("how", "place", "caller", "crossed")
 
@@ -559,8 +560,11 @@ class _Hot:
         self.crossed = crossed  # the chain that makes it hot crosses a module boundary
 
 
-def solve(project: Project) -> Dict[str, Seeds]:
-    """Hot functions over the whole project; for each file, the functions hot because of another module."""
+def solve(project: Project, worth: Callable[[Ref], bool] = lambda ref: True) -> Dict[str, Seeds]:
+    """Hot functions over the whole project; for each file, the functions hot because of another module.
+
+    `worth(ref)`: whether a loop's or a registration's reference to another module can name a function that
+    can matter (the gate's, see `_solve_gated`); one that cannot is not resolved."""
     hot: Dict[Tuple[str, str], _Hot] = {}
     queue: List[Tuple[str, str]] = []
 
@@ -588,7 +592,7 @@ def solve(project: Project) -> Dict[str, Seeds]:
         for record in summary["functions"].values():
             sites.extend(site for site in record["calls"] if site[2] != "call")
         for ref, line, kind, _ in sites:
-            for target in project.resolve_all(ref, path):
+            for target in project.resolve_all(ref, path) if worth(ref) else ():
                 if target[0] != path:
                     mark(target, _Hot(kind, (path, line), None, True))
     # Source 4: called from a hot function.
@@ -599,7 +603,7 @@ def solve(project: Project) -> Dict[str, Seeds]:
         assert summary is not None
         record = summary["functions"][caller[1]]
         for site in record["calls"]:
-            target = project.resolve(site[0], caller[0])
+            target = project.resolve(site[0], caller[0]) if worth(site[0]) else None
             if target is not None:
                 mark(target, _Hot(state.how, state.place, record["name"], state.crossed or target[0] != caller[0]))
 
@@ -618,13 +622,14 @@ def solve(project: Project) -> Dict[str, Seeds]:
             reason = f"called from {state.caller}(), {reason}"
         hot_seeds.setdefault(path, {})[key] = (reason, project.modules.relative(state.place[0]), state.place[1],
                                                state.place[0])
-    factories = _factory_calls(project)
-    rules = blocking_and_writers(project)
+    factories = _factory_calls(project, worth)
+    rules = blocking_and_writers(project, worth)
     return {path: ModuleSeeds(hot_seeds.get(path, {}), factories.get(path, {}), **rules.get(path, {}))
             for path in sorted(set(hot_seeds) | set(factories) | set(rules))}
 
 
-def blocking_and_writers(project: Project) -> Dict[str, Dict[str, Any]]:
+def blocking_and_writers(project: Project, worth: Callable[[Ref], bool] = lambda ref: True
+                         ) -> Dict[str, Dict[str, Any]]:
     """The seeds of HTP403, HTP201 and HTP203 across modules, per file (engine.ModuleSeeds' `blocking`,
     `writers` and `inherited`):
 
@@ -673,7 +678,7 @@ def blocking_and_writers(project: Project) -> Dict[str, Dict[str, Any]]:
         for path in paths:
             for key, record in project.summaries[path]["functions"].items():  # type: ignore[index]
                 for ref, _, _ in record.get("always", ()):
-                    target = resolve(ref, path)
+                    target = resolve(ref, path) if worth(ref) else None  # a blocking function can matter
                     if target is not None and target != (path, key):
                         callers.setdefault(target, []).append((path, key))
         spread_to_callers(blocks, callers)
@@ -682,7 +687,7 @@ def blocking_and_writers(project: Project) -> Dict[str, Dict[str, Any]]:
                 continue
             for record in project.summaries[path]["functions"].values():  # type: ignore[index]
                 for ref, line, kind, col in record["calls"]:
-                    if kind != "call" or ref[0] == "local":
+                    if kind != "call" or ref[0] == "local" or not worth(ref):
                         continue
                     target = resolve(ref, path)
                     if target is None or target[0] == path or target not in blocks:
@@ -781,7 +786,8 @@ def _class_clients(project: Project, cls: Tuple[str, str], depth: int) -> Dict[s
     return found
 
 
-def _factory_calls(project: Project) -> Dict[str, Dict[Tuple[int, int], Tuple[str, str, str, int, str]]]:
+def _factory_calls(project: Project, worth: Callable[[Ref], bool]
+                   ) -> Dict[str, Dict[Tuple[int, int], Tuple[str, str, str, int, str]]]:
     """Per file, its calls of client factories defined in other modules: (line, column) -> (client constructor,
     factory name, path from the project root, line of its def, absolute path). A factory's calls in its own
     module are the engine's already."""
@@ -793,8 +799,8 @@ def _factory_calls(project: Project) -> Dict[str, Dict[Tuple[int, int], Tuple[st
         sites = [site for record in summary["functions"].values() for site in record["calls"]]
         sites.extend(summary["module_calls"])
         for ref, line, kind, col in sites:
-            if kind not in ("call", _CALLED_IN_A_LOOP) or ref[0] == "local":
-                continue  # a callable passed on is not called here
+            if kind not in ("call", _CALLED_IN_A_LOOP) or ref[0] == "local" or not worth(ref):
+                continue  # a callable passed on is not called here; a factory is a function that can matter
             target = project.resolve(ref, path)
             if target is None or target[0] == path:
                 continue
@@ -1035,6 +1041,20 @@ def _solve_gated(paths: List[str], first: First, search: Search, load_summary: L
         return {stem}
 
     resolved_calls: Dict[str, Dict[str, List[Optional[Tuple[str, str]]]]] = {}
+    searched_with: Dict[str, int] = {}  # path -> the number of names wanted when its sites were last looked at
+
+    def worth(ref: Ref) -> bool:
+        """Whether `ref` can name a function that can matter: another module's function is reached through
+        its own name or its class's (see `grow`), so a reference naming none of the wanted names is left
+        unresolved (resolving it could read a big package `__init__.py` for nothing)."""
+        if ref[0] == "verbs":
+            ref = ref[1]
+        if ref[0] != "import":
+            return ref[0] == "local"
+        return any(word in needles for word in ref[1].split(".")) or any(word in needles for word in ref[2])
+
+    def resolve_if_worth(ref: Ref, importer: str) -> Optional[Tuple[str, str]]:
+        return project.resolve(ref, importer) if worth(ref) else _LATER
 
     def grow(path: str) -> bool:
         """Add the functions of `path` that can matter, and the names to search for; True when anything was new."""
@@ -1045,8 +1065,14 @@ def _solve_gated(paths: List[str], first: First, search: Search, load_summary: L
         targets = resolved_calls.get(path)
         if targets is None:
             targets = resolved_calls[path] = {
-                key: [project.resolve(site[0], path) for site in record["calls"]]
+                key: [resolve_if_worth(site[0], path) for site in record["calls"]]
                 for key, record in summary["functions"].items()}
+        elif searched_with.get(path) != len(needles):  # names were added since: resolve what they may name
+            for key, called in targets.items():
+                if _LATER in called:
+                    targets[key] = [resolve_if_worth(site[0], path) if target == _LATER else target
+                                    for target, site in zip(called, summary["functions"][key]["calls"])]
+        searched_with[path] = len(needles)
         changed = True
         while changed:
             changed = False
@@ -1075,7 +1101,7 @@ def _solve_gated(paths: List[str], first: First, search: Search, load_summary: L
             absolute = modules.absolute(target, path)
             source = modules.module(absolute.rsplit(".", 1)[0], path) if absolute and "." in absolute else None
             if (source is not None and source in needles.get(name, ())) or \
-                    project.resolve(["import", target, []], path) in relevant:
+                    resolve_if_worth(["import", target, []], path) in relevant:
                 added = need(name, path) or added
         for star in summary["stars"]:  # `from .http import *`
             absolute = modules.absolute(star, path)
@@ -1118,4 +1144,4 @@ def _solve_gated(paths: List[str], first: First, search: Search, load_summary: L
             grew = True
         if not grew:
             break  # nothing new to search the rest for
-    return solve(project)
+    return solve(project, worth)

@@ -84,6 +84,24 @@ def test_an_edit_in_one_module_changes_another_modules_findings_on_the_warm_run(
     assert (third.returncode, third.stdout) == (0, ""), third.stderr
 
 
+_BLOCKS = "import requests\n\n\ndef {0}(u):\n    return requests.get(u).text\n\n\ndef {1}(u):\n    return u\n"
+_ASYNC_CALLER = ("from app.helper import fetch, other\n\n\nasync def handle(u):\n    a = fetch(u)\n    b = other(u)\n"
+                 "    return a, b\n")
+
+
+def test_a_warm_run_follows_a_change_of_any_kind_of_seed(tmp_path: Path) -> None:
+    # Only the blocking seeds of bot.py change (which helper blocks): a cached check under the old seeds must
+    # not be taken for one under the new.
+    _write(tmp_path, {"pyproject.toml": "", "app/__init__.py": "", "app/helper.py": _BLOCKS.format("fetch", "other"),
+                      "app/bot.py": _ASYNC_CALLER})
+    first = _check(tmp_path)
+    assert "./app/bot.py:5:" in first.stdout and "HTP403" in first.stdout, first.stdout + first.stderr
+    _write(tmp_path, {"app/helper.py": _BLOCKS.format("other", "fetch")})
+    second = _check(tmp_path)
+    assert "./app/bot.py:6:" in second.stdout and "./app/bot.py:5:" not in second.stdout, second.stdout
+    assert second.stdout == _check(tmp_path, "--no-cache").stdout
+
+
 @pytest.mark.parametrize("folder", project_folders(), ids=[p.name for p in project_folders()])
 def test_cold_and_warm_runs_report_the_same_on_every_fixture_project(folder: Path, tmp_path: Path) -> None:
     copy = tmp_path / folder.name

@@ -30,7 +30,7 @@ import hashlib
 import os
 import pickle
 import tempfile
-from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple
 
 from . import __version__
 from .options import Options
@@ -95,8 +95,10 @@ def codes_key(codes: Any) -> str:
 
 
 def seeds_key(seeds: Any) -> str:
-    """A stable digest of engine.ModuleSeeds (the result of a check under seeds depends on all of them)."""
-    return _digest(repr((sorted(seeds.hot.items()), sorted(seeds.factories.items()))))
+    """A stable digest of engine.ModuleSeeds, every field of it: the result of a check under seeds depends on
+    all of them (a key of `hot` and `factories` alone once served a check under old `blocking` seeds)."""
+    return _digest(repr([(field, sorted(value.items()) if isinstance(value, Mapping) else sorted(value))
+                         for field, value in zip(seeds._fields, seeds)]))
 
 
 def log_parse(path: str) -> None:

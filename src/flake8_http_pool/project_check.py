@@ -15,8 +15,7 @@ from __future__ import annotations
 import os
 from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
-from .project_cache import (ProjectCache, codes_key, content_hash, log_parse, options_fingerprint, passes_gate,
-                            seeds_key)
+from .project_cache import ProjectCache, codes_key, content_hash, log_parse, options_fingerprint, seeds_key
 
 Summary = Dict[str, Any]
 _FIRST, _REST, _OTHER = "first", "rest", "other"
@@ -66,20 +65,10 @@ def _python_result(path: str, settings: Any, cache: Optional[ProjectCache], seed
     held: List[Any] = []
     log_parse(path)
     result = check_source(path, data, PYTHON, options, settings.codes, on_analysis=held.append)
-    summary = None
-    if held:
-        gated = True
-        summary = _summary_analysis(held[0], options)
-    else:
-        # Not walked: either nothing to find (phase 2 may still want it) or it does not parse.
-        gated = False
-        if result.error is None:
-            from .source_files import decode_source
-
-            try:
-                gated = passes_gate(data, decode_source(data), options)
-            except SourceError:
-                gated = False
+    # Walked means past phase 1 of the gate (check_source walks exactly those; unseeded, nothing else reaches
+    # the walk); not walked: nothing to find here (phase 2 may still want it), or it does not parse.
+    gated = bool(held)
+    summary = _summary_analysis(held[0], options) if held else None
     if cache is not None:
         results = dict(entry.get("results", {}))
         results[codes] = result

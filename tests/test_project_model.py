@@ -313,6 +313,31 @@ def test_check_reports_the_place_in_another_module(tmp_path: Path) -> None:
     assert related["physicalLocation"]["region"] == {"startLine": 4}
 
 
+_LOOP_OVER_REQUESTS = "import requests\n\n\ndef collect(urls):\n    return [requests.get(u) for u in urls]\n"
+_OWN_REQUESTS = "import urllib.request\n\n\ndef get(url):\n    return urllib.request.urlopen(url).read()\n"
+
+
+@pytest.mark.parametrize("layout", [
+    {"tool.py": _LOOP_OVER_REQUESTS, "requests.py": _OWN_REQUESTS},  # a script beside the project's requests.py
+    {"app/__init__.py": "", "app/tool.py": _LOOP_OVER_REQUESTS, "requests/__init__.py": _OWN_REQUESTS},
+    {"scripts/tool.py": _LOOP_OVER_REQUESTS, "requests.py": _OWN_REQUESTS},  # a script below the root
+    {"src/app/__init__.py": "", "src/app/tool.py": _LOOP_OVER_REQUESTS, "src/requests.py": _OWN_REQUESTS},
+])
+def test_a_project_module_named_like_the_library_is_the_projects(tmp_path: Path, layout: Dict[str, str]) -> None:
+    write(tmp_path, {"pyproject.toml": "", **layout})
+    done = run_check(tmp_path)
+    assert "HTP101" not in done.stdout, done.stdout  # requests.get here is the project's function
+    assert "HTP102 urllib.request.urlopen() in get(), which runs many times" in done.stdout, done.stdout + done.stderr
+
+
+def test_a_module_named_like_the_library_inside_a_package_shadows_nothing(tmp_path: Path) -> None:
+    # Python 3 imports are absolute: in a package, `import requests` is the library, not app/requests.py.
+    write(tmp_path, {"pyproject.toml": "", "app/__init__.py": "", "app/tool.py": _LOOP_OVER_REQUESTS,
+                     "app/requests.py": _OWN_REQUESTS})
+    done = run_check(tmp_path)
+    assert "./app/tool.py:5:13: HTP101" in done.stdout, done.stdout + done.stderr
+
+
 def test_check_client_per_request_from_another_module(tmp_path: Path) -> None:
     write(tmp_path, {"pyproject.toml": "", "client.py": """\
         import httpx

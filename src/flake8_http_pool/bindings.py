@@ -8,7 +8,7 @@ shadows the import); from an enclosing scope, which runs later, the last binding
 from __future__ import annotations
 
 import ast
-from typing import Dict, List, NamedTuple, Optional, Set, Tuple, Union
+from typing import Dict, FrozenSet, List, NamedTuple, Optional, Set, Tuple, Union
 
 from .libraries import CLIENT_CONSTRUCTORS, CLIENT_REQUEST_METHODS, ROOT_MODULES, canonical, unpooled_family
 
@@ -87,7 +87,8 @@ class AttributeStore(NamedTuple):
 class Scope:
     """A Python scope: module, class, function, lambda or comprehension."""
 
-    __slots__ = ("kind", "node", "parent", "bindings", "globals", "nonlocals", "function", "attribute_stores")
+    __slots__ = ("kind", "node", "parent", "bindings", "globals", "nonlocals", "function", "attribute_stores",
+                 "shadowed")
 
     def __init__(self, kind: str, node: ast.AST, parent: Optional["Scope"]) -> None:
         self.kind = kind
@@ -97,8 +98,11 @@ class Scope:
         self.globals: Set[str] = set()
         self.nonlocals: Set[str] = set()
         self.function: Optional[FunctionInfo] = None
-        # The module scope only: every attribute store of the module, by attribute name.
+        # The module scope only: every attribute store of the module, by attribute name; and the top-level
+        # module names the project's own files shadow for this module (a `requests.py` of the project beside a
+        # script: its `import requests` is that file, not the library), from the project model's seeds.
         self.attribute_stores: Dict[str, List[AttributeStore]] = {}
+        self.shadowed: FrozenSet[str] = frozenset()
 
     def module(self) -> "Scope":
         scope = self
@@ -419,7 +423,10 @@ def _self_meaning(binding: Binding) -> Optional[Meaning]:
 def binding_meaning(binding: Binding, depth: int = 0) -> Optional[Meaning]:
     kind = binding.kind
     if kind == IMPORT:
-        return Meaning("lib", canonical(str(binding.value)))
+        value = str(binding.value)
+        if value.split(".", 1)[0] in binding.scope.module().shadowed:
+            return None  # the project's own module of that name
+        return Meaning("lib", canonical(value))
     if kind in (ASSIGN, WITH):
         value = binding.value
         if isinstance(value, ast.AST):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Callable, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Tuple
+from typing import Callable, FrozenSet, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
 from .finding import Finding
 from .options import DEFAULT_OPTIONS, Options
@@ -48,6 +48,9 @@ class ModuleSeeds(NamedTuple):
     blocking: Mapping[Tuple[int, int], Tuple[str, str, int, str, str, str]] = {}
     writers: Mapping[Tuple[int, int], Tuple[str, str, int, str, Tuple[Tuple[int, str, str], ...]]] = {}
     inherited: Mapping[str, Tuple[Tuple[str, str], ...]] = {}
+    # shadowed: the HTTP library names (`requests`) that this module's imports find among the project's own
+    # files (a `requests.py` beside a script): those imports are the project's module, not the library.
+    shadowed: FrozenSet[str] = frozenset()
 
     def reach_other_files(self) -> bool:
         """Findings may come from these seeds in a file that names no HTTP library (a client factory's call, an
@@ -72,6 +75,7 @@ def analyze(
 
     analysis = Analysis(tree, options)
     if seeds is not None:
+        analysis.facts.module_scope.shadowed = frozenset(seeds.shadowed)
         analysis.extra_hot = {key: seed[0] for key, seed in seeds.hot.items()}
         analysis.extra_places = {key: (seed[1], seed[2], seed[3]) for key, seed in seeds.hot.items()}
         analysis.extra_factories = dict(seeds.factories)

@@ -27,6 +27,7 @@ from typing import Any, Callable, Dict, FrozenSet, Iterable, List, NamedTuple, O
 from .bindings import ASSIGN, IMPORT, OTHER, FunctionInfo, dotted_name, lookup
 from .engine import ModuleSeeds
 from .graphs import spread_to_callers
+from .libraries import ROOT_MODULES
 from .options import Options
 
 # A reference, as a summary stores it: ["local", function key] for a def of the same module, or
@@ -38,7 +39,7 @@ Summary = Dict[str, Any]
 # Per file, what the engine gets (engine.ModuleSeeds): functions made hot and factory calls, from other modules.
 Seeds = ModuleSeeds
 
-SUMMARY_VERSION = 3  # bump when the summary's shape or meaning changes (a later cache keys on it)
+SUMMARY_VERSION = 4  # bump when the summary's shape or meaning changes (a later cache keys on it)
 
 # Call kinds in a summary: "call", a call of the function (an edge of the call graph); else the reason the site
 # makes the function it names hot, as hot_functions.py words it ("called in a loop", "mapped over items",
@@ -78,8 +79,13 @@ def summarize(tree: ast.Module, options: Options, analysis: Any = None) -> Summa
 
     relative: Dict[Tuple[Tuple[int, int], str], str] = {}  # (binding position, local name) -> ".mod.name"
     stars: List[str] = []
+    library_roots: Set[str] = set()  # the HTTP library names this module imports (the project may own one)
     for site in analysis.facts.imports:
         node = site.node
+        if isinstance(node, ast.Import):
+            library_roots.update(alias.name.split(".", 1)[0] for alias in node.names)
+        elif not node.level and node.module:
+            library_roots.add(node.module.split(".", 1)[0])
         if not isinstance(node, ast.ImportFrom):
             continue
         base = "." * node.level + (node.module or "")
@@ -199,7 +205,8 @@ def summarize(tree: ast.Module, options: Options, analysis: Any = None) -> Summa
         if path is not None:
             exports[name] = path
     summary = {"version": SUMMARY_VERSION, "functions": functions, "module_calls": module_calls, "defs": defs,
-               "classes": classes, "exports": exports, "stars": stars}
+               "classes": classes, "exports": exports, "stars": stars,
+               "library_roots": sorted(library_roots & ROOT_MODULES)}
     _add_rule_facts(analysis, summary, ref_of, imported)
     return summary
 
@@ -624,8 +631,36 @@ def solve(project: Project, worth: Callable[[Ref], bool] = lambda ref: True) -> 
                                                state.place[0])
     factories = _factory_calls(project, worth)
     rules = blocking_and_writers(project, worth)
-    return {path: ModuleSeeds(hot_seeds.get(path, {}), factories.get(path, {}), **rules.get(path, {}))
-            for path in sorted(set(hot_seeds) | set(factories) | set(rules))}
+    shadowed = _shadowed(project)
+    return {path: ModuleSeeds(hot_seeds.get(path, {}), factories.get(path, {}), **rules.get(path, {}),
+                              shadowed=shadowed.get(path, frozenset()))
+            for path in sorted(set(hot_seeds) | set(factories) | set(rules) | set(shadowed))}
+
+
+def _shadowed(project: Project) -> Dict[str, FrozenSet[str]]:
+    """Per file, the HTTP library names its imports find among the project's own files, as Python would when
+    the program runs from the project root: a module or package at the root or in its `src/` folder
+    (`requests.py`, `src/requests/`), or, for a script (a file outside any package), one beside it. Such an
+    `import requests` is the project's module: the engine must not take its calls for the library's (its own
+    functions are followed like any other module's). A `requests.py` inside a package shadows nothing (imports
+    are absolute)."""
+    known = project.modules._known
+    root = project.modules.root
+    found: Dict[str, FrozenSet[str]] = {}
+    for path in list(project.summaries):
+        summary = project.summaries.get(path)
+        if not summary or not summary.get("library_roots"):
+            continue
+        folders = [root, os.path.join(root, "src")]
+        here = os.path.dirname(path)
+        if not os.path.isfile(os.path.join(here, "__init__.py")):
+            folders.append(here)
+        own = frozenset(name for name in summary["library_roots"]
+                        if any(os.path.join(folder, name + ".py") in known
+                               or os.path.join(folder, name, "__init__.py") in known for folder in folders))
+        if own:
+            found[path] = own
+    return found
 
 
 def blocking_and_writers(project: Project, worth: Callable[[Ref], bool] = lambda ref: True

@@ -57,11 +57,11 @@ def test_a_warm_run_over_an_unchanged_tree_parses_nothing(tmp_path: Path) -> Non
     log = tmp_path / "parsed.txt"
     cold = _check(root, parse_log=log)
     assert cold.returncode == 1 and "called in a loop at app/sync.py:6" in cold.stdout, cold.stdout + cold.stderr
-    assert len(_parsed(log)) >= 4  # every module, once at least
+    assert len(_parsed(log)) >= 4 and "(solve)" in _parsed(log)  # every module, once at least; and the solve
     log.unlink()
     warm = _check(root, parse_log=log)
     assert (warm.stdout, warm.returncode) == (cold.stdout, cold.returncode)
-    assert _parsed(log) == []
+    assert _parsed(log) == []  # no module parsed, and the project not solved again either
     # Without the cache the same run parses every module again (so the assertion above can fail).
     bypassed = _check(root, "--no-cache", parse_log=log)
     assert bypassed.stdout == cold.stdout and len(_parsed(log)) >= 4
@@ -79,6 +79,7 @@ def test_an_edit_in_one_module_changes_another_modules_findings_on_the_warm_run(
     assert second.stdout == _check(root, "--no-cache").stdout
     parsed = {os.path.basename(path) for path in _parsed(log)}
     assert "sync.py" in parsed and "plain.py" not in parsed  # only what changed, and what its change seeds
+    assert "(solve)" in parsed  # a changed module: the project is solved again
     _write(root, {"app/sync.py": _ONCE})  # and back: the finding goes away
     third = _check(root)
     assert (third.returncode, third.stdout) == (0, ""), third.stderr

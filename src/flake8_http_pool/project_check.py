@@ -19,6 +19,7 @@ from .project_cache import ProjectCache, codes_key, content_hash, log_parse, opt
 
 Summary = Dict[str, Any]
 _FIRST, _REST, _OTHER = "first", "rest", "other"
+SOLVE_MARK = "(solve)"  # written to the parse log (a test hook) when the project is solved, not read from the cache
 
 
 def _open(folder: Optional[str]) -> Optional[ProjectCache]:
@@ -27,9 +28,9 @@ def _open(folder: Optional[str]) -> Optional[ProjectCache]:
 
 
 def _python_result(path: str, settings: Any, cache: Optional[ProjectCache], seeds: Any = None,
-                   want_summary: bool = True) -> Tuple[Any, str, Optional[Summary]]:
+                   want_summary: bool = True) -> Tuple[Any, str, Optional[Summary], Optional[str]]:
     """One Python file's check result (unseeded, or under `seeds`), through the cache; with, when it passes
-    phase 1 of the gate, its summary. (result, _FIRST or _REST, summary)."""
+    phase 1 of the gate, its summary. (result, _FIRST or _REST, summary, content hash or None)."""
     from .checking import FileResult, check_source
     from .discovery import PYTHON
     from .project import _summary_analysis
@@ -39,7 +40,7 @@ def _python_result(path: str, settings: Any, cache: Optional[ProjectCache], seed
     try:
         data = read_bytes(path, options.max_file_size)
     except SourceError as error:
-        return FileResult(path, error=error.reason, where=error.where), _REST, None
+        return FileResult(path, error=error.reason, where=error.where), _REST, None, None
     digest = content_hash(data)
     fingerprint = options_fingerprint(options)
     entry = cache.load(path, fingerprint, digest) if cache is not None else {}
@@ -56,12 +57,12 @@ def _python_result(path: str, settings: Any, cache: Optional[ProjectCache], seed
                 seeded = dict(entry.get("seeded", {}))
                 seeded[key] = result
                 cache.store(path, fingerprint, digest, dict(entry, seeded=seeded))
-        return result, _FIRST, None
+        return result, _FIRST, None, digest
     result = entry.get("results", {}).get(codes)
     gated = entry.get("gated")
     if result is not None and gated is not None and (not gated or "summary" in entry):
         # The entry is the file's whatever the path's spelling (`./a.py`, `a.py`, absolute): shown as given now.
-        return result._replace(path=path), _FIRST if gated else _REST, entry.get("summary")
+        return result._replace(path=path), _FIRST if gated else _REST, entry.get("summary"), digest
     held: List[Any] = []
     log_parse(path)
     result = check_source(path, data, PYTHON, options, settings.codes, on_analysis=held.append)
@@ -76,11 +77,12 @@ def _python_result(path: str, settings: Any, cache: Optional[ProjectCache], seed
         if gated:
             record["summary"] = summary
         cache.store(path, fingerprint, digest, record)
-    return result, _FIRST if gated else _REST, summary
+    return result, _FIRST if gated else _REST, summary, digest
 
 
-def first_job(shared: Any, candidate: Any) -> Tuple[Any, str, Optional[Summary]]:
-    """In a worker: one candidate's report, and for a Python file its place in the gate and its summary."""
+def first_job(shared: Any, candidate: Any) -> Tuple[Any, str, Optional[Summary], Optional[str]]:
+    """In a worker: one candidate's report, and for a Python file its place in the gate, its summary and its
+    content hash."""
     from .discovery import PYTHON
     from .reporting import annotate
     from .settings import resolved
@@ -91,9 +93,10 @@ def first_job(shared: Any, candidate: Any) -> Tuple[Any, str, Optional[Summary]]
         from .checking import check_file
 
         result = check_file(candidate.path, candidate.kind, settings.options, settings.codes)
-        return annotate(result, candidate.kind, settings.fix_facts(), facts_path=candidate.path), _OTHER, None
-    result, place, summary = _python_result(candidate.path, settings, _open(folder))
-    return annotate(result, candidate.kind, settings.fix_facts(), facts_path=candidate.path), place, summary
+        return annotate(result, candidate.kind, settings.fix_facts(), facts_path=candidate.path), _OTHER, None, None
+    result, place, summary, digest = _python_result(candidate.path, settings, _open(folder))
+    return (annotate(result, candidate.kind, settings.fix_facts(), facts_path=candidate.path), place, summary,
+            digest)
 
 
 def seeded_job(shared: Any, candidate: Any) -> Any:
@@ -103,7 +106,7 @@ def seeded_job(shared: Any, candidate: Any) -> Any:
 
     overrides, folder = shared
     settings = resolved(overrides, candidate.key)
-    result, _, _ = _python_result(candidate.path, settings, _open(folder), seeds=candidate.hot)
+    result, _, _, _ = _python_result(candidate.path, settings, _open(folder), seeds=candidate.hot)
     return annotate(result, candidate.kind, settings.fix_facts(), facts_path=candidate.path)
 
 
@@ -135,6 +138,25 @@ def _crashed_search(item: Tuple[str, Any]) -> Tuple[str, bool, Optional[Summary]
     return item[0], False, None
 
 
+def _solved_key(python: Dict[str, Any], digests: Dict[str, Optional[str]],
+                options_of: Callable[[str], Any]) -> Tuple[str, str]:
+    """The cache key of a solve over these files (one entry per set of paths, overwritten when any of them
+    changes), and the state it must have been solved from: every file's content hash and settings."""
+    fingerprints: Dict[Any, str] = {}
+
+    def fingerprint(path: str) -> str:
+        options = options_of(path)
+        if options not in fingerprints:
+            fingerprints[options] = options_fingerprint(options)
+        return fingerprints[options]
+
+    paths = sorted(python)
+    key = "check-solved\0" + content_hash(repr(paths).encode("utf-8", "surrogatepass"))
+    state = content_hash(repr([(path, digests.get(path), fingerprint(path)) for path in paths])
+                         .encode("utf-8", "surrogatepass"))
+    return key, state
+
+
 def project_results(candidates: List[Any], overrides: Any, cache: Optional[ProjectCache], jobs: int,
                     crashed: Callable[[Any], Any], note: Callable[[str], None]) -> Iterator[Any]:
     """Every candidate's report, in order, with the findings the whole project makes (see the module docstring).
@@ -148,18 +170,20 @@ def project_results(candidates: List[Any], overrides: Any, cache: Optional[Proje
 
     folder = cache.folder if cache is not None else None
 
-    def crashed_first(candidate: Any) -> Tuple[Any, str, Optional[Summary]]:
-        return crashed(candidate), _OTHER, None
+    def crashed_first(candidate: Any) -> Tuple[Any, str, Optional[Summary], Optional[str]]:
+        return crashed(candidate), _OTHER, None, None
 
     reports: List[Any] = []
     first: Dict[str, Optional[Summary]] = {}
     python: Dict[str, Any] = {}
-    for candidate, (report, place, summary) in zip(
+    digests: Dict[str, Optional[str]] = {}
+    for candidate, (report, place, summary, digest) in zip(
             candidates, Runner(first_job, (overrides, folder), crashed_first, jobs).run(candidates)):
         reports.append(report)
         if candidate.kind == PYTHON and place != _OTHER:
             path = os.path.abspath(candidate.path)
             python[path] = candidate
+            digests[path] = digest
             if place == _FIRST:
                 first[path] = summary
     seeds: Dict[str, Any] = {}
@@ -181,8 +205,16 @@ def project_results(candidates: List[Any], overrides: Any, cache: Optional[Proje
             return {path: summary for path, joined, summary in runner.run([(p, python[p].key) for p in paths])
                     if joined}
 
+        solved_key, state = _solved_key(python, digests, options_of)
+        cached = cache.load_blob("s", solved_key) if cache is not None else None
         try:
-            seeds = project_seeds(list(python), options_of, cache=cache, first=gate_first, search=search)
+            if isinstance(cached, tuple) and len(cached) == 2 and cached[0] == state and isinstance(cached[1], dict):
+                seeds = cached[1]  # the same files with the same bytes and settings: the same solve
+            else:
+                log_parse(SOLVE_MARK)
+                seeds = project_seeds(list(python), options_of, cache=cache, first=gate_first, search=search)
+                if cache is not None:
+                    cache.store_blob("s", solved_key, (state, dict(seeds)))
         except (RecursionError, MemoryError) as error:
             note(f"the project model ran out of resources ({type(error).__name__}): findings across modules are "
                  "left out")

@@ -20,9 +20,14 @@ from project_trees import CACHE, LOOP as _LOOP, WRAPPER as _WRAPPER, write_tree 
 _ONCE = "from app.http import get_json\n\n\ndef sync(url):\n    return get_json(url)\n"
 
 
+# A test module that patches: the fix class of every finding depends on it (fix_facts.project_patches).
+_PATCHES = "from unittest import mock\n\n\n@mock.patch('app.http.requests.get')\ndef test_get(get):\n    pass\n"
+
+
 def _project(root: Path, loop: bool = True) -> Path:
     _write(root, {"pyproject.toml": "", "app/__init__.py": "", "app/http.py": _WRAPPER,
-                  "app/sync.py": _LOOP if loop else _ONCE, "app/plain.py": "def add(a, b):\n    return a + b\n"})
+                  "app/sync.py": _LOOP if loop else _ONCE, "app/plain.py": "def add(a, b):\n    return a + b\n",
+                  "tests/test_http.py": _PATCHES})
     return root
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 import os
 import re
-from typing import Dict, FrozenSet, Iterable, Iterator, NamedTuple, Optional, Set, Tuple
+from typing import Any, Dict, FrozenSet, Iterable, Iterator, NamedTuple, Optional, Set, Tuple
 
 from .bindings import dotted_name, import_names
 
@@ -179,6 +179,17 @@ def may_patch(data: bytes) -> bool:
     return any(word in data for word in _PATCH_WORDS) or any(store.search(data) for store in _LIBRARY_ATTRIBUTE_STORES)
 
 
+# The run's disk cache (project_cache.ProjectCache), when it has one: each file's patch targets are kept there
+# by content hash, so a warm run parses none of the project's test files again. Set per process (`use_cache`).
+_cache: Optional[Any] = None
+
+
+def use_cache(cache: Optional[Any]) -> None:
+    """Keep (and find) each file's patch targets in `cache` for the rest of this process; None: no cache."""
+    global _cache
+    _cache = cache
+
+
 def project_patches(files: Iterable[str]) -> Set[str]:
     """The patch targets of every file that passes the byte gate; unreadable or broken files are passed over."""
     found: Set[str] = set()
@@ -190,11 +201,23 @@ def project_patches(files: Iterable[str]) -> Set[str]:
             continue
         if len(data) > 4 * 1024 * 1024 or not may_patch(data):
             continue
+        from .project_cache import content_hash, log_parse
+
+        key = content_hash(data) if _cache is not None else ""
+        if _cache is not None:
+            known = _cache.load_blob("p", key)
+            if isinstance(known, tuple):
+                found.update(known)
+                continue
+        log_parse(path)
         try:
             tree = ast.parse(data, filename=path)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue
-        found.update(patch_targets(tree))
+        targets = tuple(sorted(set(patch_targets(tree))))
+        found.update(targets)
+        if _cache is not None:
+            _cache.store_blob("p", key, targets)
     return found
 
 

@@ -22,9 +22,20 @@ _FIRST, _REST, _OTHER = "first", "rest", "other"
 SOLVE_MARK = "(solve)"  # written to the parse log (a test hook) when the project is solved, not read from the cache
 
 
+_opened: Dict[str, ProjectCache] = {}  # per process: the cache of each folder, opened once
+
+
 def _open(folder: Optional[str]) -> Optional[ProjectCache]:
-    """The cache in a worker: the main process has made the folder (or said it cannot)."""
-    return ProjectCache(folder) if folder else None
+    """The cache in a worker: the main process has made the folder (or said it cannot). The project facts that
+    fix classes need (fix_facts.project_patches) are kept in it too."""
+    from .fix_facts import use_cache
+
+    if not folder:
+        return None
+    if folder not in _opened:
+        _opened[folder] = ProjectCache(folder)
+        use_cache(_opened[folder])
+    return _opened[folder]
 
 
 def _python_result(path: str, settings: Any, cache: Optional[ProjectCache], seeds: Any = None,

@@ -4,6 +4,7 @@ it cannot write."""
 
 from __future__ import annotations
 
+import json
 import os
 import pickle
 import shutil
@@ -106,6 +107,20 @@ def test_a_warm_run_follows_a_change_of_any_kind_of_seed(tmp_path: Path) -> None
     second = _check(tmp_path)
     assert "./app/bot.py:6:" in second.stdout and "./app/bot.py:5:" not in second.stdout, second.stdout
     assert second.stdout == _check(tmp_path, "--no-cache").stdout
+
+
+def test_a_warm_run_marks_a_fix_as_the_project_now_allows(tmp_path: Path) -> None:
+    # The fix mark of loop.py's finding depends on another file (a test that patches the name the fix would
+    # rewrite makes it report only): the cached mark must follow that file, though loop.py did not change.
+    _write(tmp_path, {"pyproject.toml": "", "app/__init__.py": "",
+                      "app/loop.py": "import requests\n\n\ndef run(us):\n    for u in us:\n        requests.get(u)\n"})
+    first = _check(tmp_path, "--output-format", "json")
+    assert [record["fix"] for record in json.loads(first.stdout)] == ["unsafe"], first.stdout + first.stderr
+    _write(tmp_path, {"tests/test_loop.py": "from unittest import mock\n\n\n@mock.patch('app.loop.requests.get')\n"
+                                            "def test_run(get):\n    pass\n"})
+    second = _check(tmp_path, "--output-format", "json")
+    assert [record["fix"] for record in json.loads(second.stdout)] == [None], second.stdout
+    assert second.stdout == _check(tmp_path, "--output-format", "json", "--no-cache").stdout
 
 
 @pytest.mark.parametrize("folder", project_folders(), ids=[p.name for p in project_folders()])

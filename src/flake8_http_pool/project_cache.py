@@ -101,6 +101,12 @@ def seeds_key(seeds: Any) -> str:
                          for field, value in zip(seeds._fields, seeds)]))
 
 
+def facts_key(facts: Any) -> str:
+    """A stable digest of fix_facts.FixFacts (its sets sorted: a frozenset prints in an order that changes
+    from one process to the next)."""
+    return _digest(repr([sorted(value) if isinstance(value, (frozenset, set)) else value for value in facts]))
+
+
 def log_parse(path: str) -> None:
     """Append `path` to the parse log (ENV_PARSE_LOG), when one is asked for."""
     target = os.environ.get(ENV_PARSE_LOG)

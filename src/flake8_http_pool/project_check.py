@@ -15,7 +15,8 @@ from __future__ import annotations
 import os
 from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
-from .project_cache import ProjectCache, codes_key, content_hash, log_parse, options_fingerprint, seeds_key
+from .project_cache import (ProjectCache, codes_key, content_hash, facts_key, log_parse, options_fingerprint,
+                            seeds_key)
 
 Summary = Dict[str, Any]
 _FIRST, _REST, _OTHER = "first", "rest", "other"
@@ -91,6 +92,32 @@ def _python_result(path: str, settings: Any, cache: Optional[ProjectCache], seed
     return result, _FIRST if gated else _REST, summary, digest
 
 
+def _classes_cache(path: str, settings: Any, cache: Optional[ProjectCache], digest: Optional[str],
+                   seeds: Any = None) -> Optional[Callable[[Callable[[], List[Optional[str]]]], List[Optional[str]]]]:
+    """For reporting.annotate: the fix classes of a file's findings through the cache, kept in the file's
+    entry under its codes, seeds and project facts (the patches of the whole project among them), so a warm
+    run plans no fix to mark its findings. None without a cache."""
+    if cache is None or digest is None:
+        return None
+
+    def classes_of(compute: Callable[[], List[Optional[str]]]) -> List[Optional[str]]:
+        from .fix_facts import facts_for_file
+
+        facts = facts_for_file(path, settings.fix_facts())
+        key = (codes_key(settings.codes), seeds_key(seeds) if seeds is not None else "", facts_key(facts))
+        fingerprint = options_fingerprint(settings.options)
+        entry = cache.load(path, fingerprint, digest)
+        known = entry.get("classes", {}).get(key)
+        if isinstance(known, list):
+            return known
+        found = compute()
+        if entry:  # the file's entry is written by its check first; an entry gone meanwhile is not made here
+            cache.store(path, fingerprint, digest, dict(entry, classes={**entry.get("classes", {}), key: found}))
+        return found
+
+    return classes_of
+
+
 def first_job(shared: Any, candidate: Any) -> Tuple[Any, str, Optional[Summary], Optional[str]]:
     """In a worker: one candidate's report, and for a Python file its place in the gate, its summary and its
     content hash."""
@@ -105,9 +132,11 @@ def first_job(shared: Any, candidate: Any) -> Tuple[Any, str, Optional[Summary],
 
         result = check_file(candidate.path, candidate.kind, settings.options, settings.codes)
         return annotate(result, candidate.kind, settings.fix_facts(), facts_path=candidate.path), _OTHER, None, None
-    result, place, summary, digest = _python_result(candidate.path, settings, _open(folder))
-    return (annotate(result, candidate.kind, settings.fix_facts(), facts_path=candidate.path), place, summary,
-            digest)
+    cache = _open(folder)
+    result, place, summary, digest = _python_result(candidate.path, settings, cache)
+    classes_of = _classes_cache(candidate.path, settings, cache, digest)
+    return (annotate(result, candidate.kind, settings.fix_facts(), facts_path=candidate.path, classes_of=classes_of),
+            place, summary, digest)
 
 
 def seeded_job(shared: Any, candidate: Any) -> Any:
@@ -117,8 +146,10 @@ def seeded_job(shared: Any, candidate: Any) -> Any:
 
     overrides, folder = shared
     settings = resolved(overrides, candidate.key)
-    result, _, _, _ = _python_result(candidate.path, settings, _open(folder), seeds=candidate.hot)
-    return annotate(result, candidate.kind, settings.fix_facts(), facts_path=candidate.path)
+    cache = _open(folder)
+    result, _, _, digest = _python_result(candidate.path, settings, cache, seeds=candidate.hot)
+    classes_of = _classes_cache(candidate.path, settings, cache, digest, candidate.hot)
+    return annotate(result, candidate.kind, settings.fix_facts(), facts_path=candidate.path, classes_of=classes_of)
 
 
 def search_job(shared: Any, item: Tuple[str, Any]) -> Tuple[str, bool, Optional[Summary]]:

@@ -30,11 +30,13 @@ class FileReport(NamedTuple):
 
 
 def annotate(result: Any, kind: str, settings: FixFacts = NO_FACTS, data: Optional[bytes] = None,
-             facts_path: Optional[str] = None) -> FileReport:
+             facts_path: Optional[str] = None, classes_of: Optional[Any] = None) -> FileReport:
     """The report of one checked file: `data` is its bytes when they did not come from disk (standard input).
 
     `facts_path` is the real path to gather the project's fix facts from (None: the file's own text only).
-    Anything that goes wrong here costs the marks, never the findings.
+    `classes_of(compute)`: where the fix classes come from, given the function that works them out (a cache
+    of them: project_check); None works them out. Anything that goes wrong here costs the marks, never the
+    findings.
     """
     if result.error is not None or not result.findings:
         return FileReport(result)
@@ -48,10 +50,13 @@ def annotate(result: Any, kind: str, settings: FixFacts = NO_FACTS, data: Option
     lines = source_lines(text)
     classes: List[Optional[str]] = [None] * len(findings)
     if kind != DEPENDENCIES:
-        try:
-            classes = fix_classes(text, result.path, findings, settings, facts_path)
-        except Exception:  # a planner's bug must not cost the report; the sites then show no mark
-            pass
+        def compute() -> List[Optional[str]]:
+            try:
+                return fix_classes(text, result.path, findings, settings, facts_path)  # type: ignore[arg-type]
+            except Exception:  # a planner's bug must not cost the report; the sites then show no mark
+                return [None] * len(findings)
+
+        classes = compute() if classes_of is None else list(classes_of(compute))
         # A finding whose reason (or factory) lies in another module (the project model's) is not one `fix`
         # sees: it still checks each module alone, so no fix is promised there.
         classes = [None if f.details.get("hot_file") or f.details.get("factory_file") else c

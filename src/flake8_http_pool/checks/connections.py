@@ -215,12 +215,68 @@ def local_factories(analysis: "Analysis") -> Dict[FunctionInfo, Factory]:
                 continue
             if kept_for_reuse(analysis, call, ctx, names_count=True, fate=fate):
                 continue
+            if not _always_fresh(analysis, func, found):
+                continue  # sometimes hands out a client it keeps: not a factory (its constructor stays HTP104's)
             found[func] = Factory(qual, func.qualname, func.node.lineno)
             added = True
         if not added:
             break
     setattr(analysis, "_factory_calls_index", None)
     return found
+
+
+def _always_fresh(analysis: "Analysis", func: FunctionInfo, found: Dict[FunctionInfo, Factory]) -> bool:
+    """Every value `func` returns or yields (but `None`) is a client made there: a constructor or factory call,
+    a name bound to one, or an expression holding one (`Wrapper(s)`). A function that on another path hands out
+    a client it keeps (`return util.per_thread("s", lambda: Session())`, `return self.session`) is no factory:
+    its callers usually get the kept one."""
+    outputs = []
+    stack: List[ast.AST] = list(func.node.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        if isinstance(node, _RETURNS) and node.value is not None:
+            outputs.append(node)
+        stack.extend(ast.iter_child_nodes(node))
+    if not outputs:
+        return False
+    for output in outputs:
+        value = output.value
+        if isinstance(value, ast.Constant) and value.value is None:
+            continue
+        if not _holds_fresh(analysis, func, value, (output.lineno, output.col_offset), found):
+            return False
+    return True
+
+
+def _holds_fresh(analysis: "Analysis", func: FunctionInfo, value: ast.AST, pos: Tuple[int, int],
+                 found: Dict[FunctionInfo, Factory]) -> bool:
+    stack: List[ast.AST] = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Lambda,) + _COMPREHENSIONS):
+            continue  # made later, or many: not the one client handed out here
+        if isinstance(node, ast.Call) and _fresh_call(analysis, func, node, found):
+            return True
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            binding = lookup(node.id, func.scope, pos)
+            if binding is not None and binding.kind in (ASSIGN, WITH) and isinstance(binding.value, ast.Call) \
+                    and _fresh_call(analysis, func, binding.value, found):
+                return True
+        stack.extend(ast.iter_child_nodes(node))
+    return False
+
+
+def _fresh_call(analysis: "Analysis", func: FunctionInfo, call: ast.Call, found: Dict[FunctionInfo, Factory]) -> bool:
+    meaning = analysis.meaning(call.func, func.scope)
+    if meaning is not None and meaning.kind == "lib" and meaning.qual in CLIENT_CONSTRUCTORS:
+        return True
+    for node, ctx in func.calls:
+        if node is call:
+            target = analysis.function_target(call.func, ctx)
+            return target is not None and target in found
+    return False
 
 
 def _factory_call_sites(analysis: "Analysis") -> List[Tuple[ast.Call, Ctx, FunctionInfo]]:
@@ -416,8 +472,14 @@ def client_per_request(analysis: "Analysis") -> Iterator[Hit]:
         if _stored(analysis, fate, ctx, True, looping=False, depth=0):
             continue
         returned = _flows_to_return(analysis, call, ctx, fate)
-        if returned and not _runs_unseen(analysis, func):
-            continue  # a factory's own client: reported at the factory's calls (RULES.md, "Client factory")
+        if returned:
+            if func in local_factories(analysis):
+                if not _runs_unseen(analysis, func):
+                    continue  # a factory's own client: reported at the factory's calls (RULES.md, "Client factory")
+            elif not _factory_used_per_item(analysis, func):
+                # Not a factory (on another path it hands out a client it keeps): its constructor is reported
+                # where some caller uses the client per item.
+                continue
         callers = _call_sites_of(analysis, func)
         details = _construction_details(qual, ctx, fate)
         details.update(
@@ -705,6 +767,32 @@ def _call_sites_of(analysis: "Analysis", func: FunctionInfo) -> List[CallSite]:
                 index.setdefault(target, []).append(site)
         setattr(analysis, "_calls_by_function", index)
     return list(index.get(func, ()))
+
+
+def _factory_used_per_item(analysis: "Analysis", func: FunctionInfo) -> bool:
+    """A factory is a problem when some caller uses its client per item instead of keeping it. A caller
+    that returns the factory's client is a factory too: its own callers decide."""
+    queue = [func]
+    seen = {func}
+    while queue:
+        current = queue.pop()
+        if _is_cached(current):
+            continue
+        callers = _call_sites_of(analysis, current)
+        if not callers and current in analysis.hot:
+            return True  # run many times by something else (a mapping call, a framework)
+        for site in callers:
+            fate = _fate(analysis, site.node, site.ctx)
+            if kept_for_reuse(analysis, site.node, site.ctx, names_count=True, fate=fate):
+                continue
+            outer = site.ctx.func
+            if outer is not None and outer not in seen and _flows_to_return(analysis, site.node, site.ctx, fate):
+                seen.add(outer)
+                queue.append(outer)
+                continue
+            if analysis.in_loop(site.ctx, site.node) or outer in analysis.hot:
+                return True
+    return False
 
 
 def _runs_unseen(analysis: "Analysis", func: FunctionInfo) -> bool:

@@ -28,8 +28,9 @@ pool per host is a reason to build several.
 
 A call of a client factory of the project counts as a constructor, and is reported at that call (the
 message names the factory: `make_session() created in a loop ...`), never at the constructor inside the
-factory. A factory is a function that returns a client it builds (also one returning another factory's
-client, or yielding it from a `@contextmanager`), a `functools.partial` of a constructor bound to a module
+factory. A factory is a function whose every return hands out a client it builds (also another factory's
+client, or one yielded from a `@contextmanager`; one that on another path returns a client it keeps is
+none), a `functools.partial` of a constructor bound to a module
 name (reported as the constructor; in its own module only, not yet imported from another), or a class whose
 `__init__` only builds and stores a client: every statement of it is a docstring, `pass`,
 `super().__init__(...)`, an assignment to `self.<attribute>` of a parameter, a constant, a client

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, Any, Dict, Iterator, List, NamedTuple, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, NamedTuple, Optional, Set, Tuple
 
 from ..bindings import ASSIGN, DEF, WITH, FunctionInfo, Scope, dotted_name, lookup
 from ..finding import Hit
@@ -182,16 +182,16 @@ def _made_by(analysis: "Analysis", call: ast.Call, qual: str, details: Dict[str,
 class Factory(NamedTuple):
     qual: str  # the client constructor it ends in
     name: str  # the name a message gives it: `make_session`, `Service._client`, `SessionHolder` (a class)
-    line: int  # the line of its def (or of its class)
+    line: int  # the line of its def (a class factory's `__init__`, as the project model reports it)
 
 
 def local_factories(analysis: "Analysis") -> Dict[FunctionInfo, Factory]:
     """The client factories of this module, by function (a class factory by its `__init__`), computed once.
 
     A function is one when a client it constructs, or one a factory of this module makes for it, flows to its
-    `return` / `yield` (a context-manager factory) and is not also kept (a module global, `lru_cache`): each
-    call of it is then a new client. A class is one when its `__init__` only builds and stores clients (see
-    `_only_builds`): each instantiation is a new client. A fixpoint, so a factory behind a factory is one too."""
+    `return` / `yield` (a context-manager factory), is not also kept (a module global, `lru_cache`), and every
+    value it returns is such a client (`_always_fresh`): each call of it is then a new client. A class is one
+    when its `__init__` only builds and stores clients (see `_only_builds`): each instantiation is a new client. A fixpoint, so a factory behind a factory is one too."""
     cached = getattr(analysis, "_local_factories", None)
     if cached is not None:
         return cached  # type: ignore[no-any-return]
@@ -200,14 +200,15 @@ def local_factories(analysis: "Analysis") -> Dict[FunctionInfo, Factory]:
     constructions = client_constructions(analysis)
     for _ in range(8):  # each round can only add a factory one call further out; real chains are short
         added = False
-        sites = [*constructions, *[(call, found[func].qual, ctx) for call, ctx, func in _factory_call_sites(analysis)]]
+        calls = [(call, found[func].qual, ctx) for call, ctx, func in _factory_call_sites(analysis)]
+        sites = [*constructions, *calls]
         for call, qual, ctx in sites:
             func = ctx.func
             if func is None or func in found or _is_cached(func) or _shares_pool(call):
                 continue
             if func.name == "__init__" and func.cls is not None:
                 if _only_builds(analysis, func, found):
-                    found[func] = Factory(qual, func.cls.name, func.cls.node.lineno)
+                    found[func] = Factory(qual, func.cls.name, func.node.lineno)
                     added = True
                 continue
             fate = _fate(analysis, call, ctx)
@@ -230,7 +231,7 @@ def _always_fresh(analysis: "Analysis", func: FunctionInfo, found: Dict[Function
     a name bound to one, or an expression holding one (`Wrapper(s)`). A function that on another path hands out
     a client it keeps (`return util.per_thread("s", lambda: Session())`, `return self.session`) is no factory:
     its callers usually get the kept one."""
-    outputs = []
+    outputs: List[Any] = []
     stack: List[ast.AST] = list(func.node.body)
     while stack:
         node = stack.pop()
@@ -252,6 +253,7 @@ def _always_fresh(analysis: "Analysis", func: FunctionInfo, found: Dict[Function
 
 def _holds_fresh(analysis: "Analysis", func: FunctionInfo, value: ast.AST, pos: Tuple[int, int],
                  found: Dict[FunctionInfo, Factory]) -> bool:
+    """`value` (returned at `pos`) holds a client made in `func`: a fresh call, or a name bound to one."""
     stack: List[ast.AST] = [value]
     while stack:
         node = stack.pop()
@@ -268,7 +270,9 @@ def _holds_fresh(analysis: "Analysis", func: FunctionInfo, value: ast.AST, pos: 
     return False
 
 
-def _fresh_call(analysis: "Analysis", func: FunctionInfo, call: ast.Call, found: Dict[FunctionInfo, Factory]) -> bool:
+def _fresh_call(analysis: "Analysis", func: FunctionInfo, call: ast.Call,
+                found: Dict[FunctionInfo, Factory]) -> bool:
+    """`call` makes a new client: a client constructor, or a factory of this module found so far."""
     meaning = analysis.meaning(call.func, func.scope)
     if meaning is not None and meaning.kind == "lib" and meaning.qual in CLIENT_CONSTRUCTORS:
         return True
@@ -304,8 +308,8 @@ def _local_factory_calls(analysis: "Analysis") -> Dict[Tuple[int, int], Tuple[st
 
 def _factory_calls_here(analysis: "Analysis") -> List[Tuple[ast.Call, str, Ctx]]:
     """Calls of this module's client factories, each as a constructor call of the client it returns."""
-    local_factories(analysis)
-    return [(call, local_factories(analysis)[func].qual, ctx) for call, ctx, func in _factory_call_sites(analysis)]
+    factories = local_factories(analysis)
+    return [(call, factories[func].qual, ctx) for call, ctx, func in _factory_call_sites(analysis)]
 
 
 def _only_builds(analysis: "Analysis", init: FunctionInfo, found: Dict[FunctionInfo, Factory]) -> bool:
@@ -325,7 +329,7 @@ def _only_builds(analysis: "Analysis", init: FunctionInfo, found: Dict[FunctionI
         return False
     me = positional[0].arg
     params = {a.arg for a in ast.walk(args) if isinstance(a, ast.arg)} - {me}
-    stored: set = set()
+    stored: Set[str] = set()
     body = list(node.body)
     if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
             and isinstance(body[0].value.value, str):
@@ -338,8 +342,8 @@ def _only_builds(analysis: "Analysis", init: FunctionInfo, found: Dict[FunctionI
             if _is_super_init(call, me) and _plain(analysis, call, init, params, me):
                 continue
             owner = dotted_name(call.func.value) if isinstance(call.func, ast.Attribute) else None
-            if owner is not None and _on_stored(owner, me, stored) and _plain(analysis, call, init, params, me,
-                                                                                 vetted=call):
+            if owner is not None and _on_stored(owner, me, stored) \
+                    and _plain(analysis, call, init, params, me, vetted=call):
                 continue
             return False
         if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
@@ -380,7 +384,7 @@ def _is_super_init(call: ast.Call, me: str) -> bool:
         and call.args[0].id == me
 
 
-def _on_stored(key: str, me: str, stored: set, strict: bool = False) -> bool:
+def _on_stored(key: str, me: str, stored: Set[str], strict: bool = False) -> bool:
     """`key` (a dotted name) is a client stored on `me` earlier, or something inside it (strict: inside only)."""
     parts = key.split(".")
     if len(parts) < 2 or parts[0] != me or parts[1] not in stored:
@@ -403,7 +407,7 @@ def _makes_client(analysis: "Analysis", value: ast.AST, init: FunctionInfo,
     return False
 
 
-def _plain(analysis: "Analysis", expr: ast.AST, init: FunctionInfo, params: set, me: str,
+def _plain(analysis: "Analysis", expr: ast.AST, init: FunctionInfo, params: Set[str], me: str,
            vetted: Optional[ast.AST] = None) -> bool:
     """`expr` reads only parameters, constants, `self` and library names, and calls only HTTP-library names
     (`HTTPAdapter(...)`, `Retry(...)`), `super().__init__(...)`, or `vetted` (the method call on a stored

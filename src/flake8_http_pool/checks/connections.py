@@ -220,6 +220,14 @@ def local_factories(analysis: "Analysis") -> Dict[FunctionInfo, Factory]:
                 continue  # sometimes hands out a client it keeps: not a factory (its constructor stays HTP104's)
             found[func] = Factory(qual, func.qualname, func.node.lineno)
             added = True
+        # A subclass whose `__init__` only hands on to a factory base (`super().__init__(url)`) builds no
+        # client itself, so no call above names it.
+        for func in analysis.facts.functions:
+            if func.name == "__init__" and func.cls is not None and func not in found \
+                    and _base_is_factory(func, found) and _only_builds(analysis, func, found):
+                base = next(a.methods["__init__"] for a in func.cls.ancestors()[1:] if "__init__" in a.methods)
+                found[func] = Factory(found[base].qual, func.cls.name, func.node.lineno)
+                added = True
         if not added:
             break
     setattr(analysis, "_factory_calls_index", None)
@@ -340,6 +348,8 @@ def _only_builds(analysis: "Analysis", init: FunctionInfo, found: Dict[FunctionI
         if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
             call = stmt.value
             if _is_super_init(call, me) and _plain(analysis, call, init, params, me):
+                if _base_is_factory(init, found):
+                    stored.add("")  # the base's `__init__` builds and stores one (`super().__init__(url)`)
                 continue
             owner = dotted_name(call.func.value) if isinstance(call.func, ast.Attribute) else None
             if owner is not None and _on_stored(owner, me, stored) \
@@ -370,6 +380,18 @@ def _only_builds(analysis: "Analysis", init: FunctionInfo, found: Dict[FunctionI
             return False
         return False
     return bool(stored)
+
+
+def _base_is_factory(init: FunctionInfo, found: Dict[FunctionInfo, Factory]) -> bool:
+    """The class's first base of this module with an `__init__` (what `super().__init__` runs) is a factory."""
+    cls = init.cls
+    if cls is None:
+        return False
+    for ancestor in cls.ancestors()[1:]:
+        own = ancestor.methods.get("__init__")
+        if own is not None:
+            return own in found
+    return False
 
 
 def _is_super_init(call: ast.Call, me: str) -> bool:

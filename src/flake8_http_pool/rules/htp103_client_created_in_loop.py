@@ -28,17 +28,20 @@ pool per host is a reason to build several.
 
 A call of a client factory of the project counts as a constructor, and is reported at that call (the
 message names the factory: `make_session() created in a loop ...`), never at the constructor inside the
-factory. A factory is a function whose every return hands out a client it builds (also another factory's
-client, or one yielded from a `@contextmanager`; one that on another path returns a client it keeps is
-none), a `functools.partial` of a constructor bound to a module
-name (reported as the constructor; in its own module only, not yet imported from another), or a class whose
-`__init__` only builds and stores a client: every statement of it is a docstring, `pass`,
-`super().__init__(...)`, an assignment to `self.<attribute>` of a parameter, a constant, a client
-constructor or a factory call, or configures the client it stored (`self.session.mount(...)`,
-`self.session.headers[...] = token`) from parameters, constants and HTTP-library calls, and at least one
-stores a client. A class whose `__init__` does anything else (opens a file, starts a thread, branches) holds
-a client but is not a factory; a class storing a client it was passed builds none. A factory that hands out
-one client (`lru_cache`, a module global) is not one.""",
+factory. A factory is:
+- a function whose every return hands out a client it builds, or another factory's client (also one yielded
+  from a `@contextmanager`); one that on another path returns a client it keeps is none;
+- a `functools.partial` of a constructor bound to a module name (reported as the constructor; in its own
+  module only, not yet when imported from another);
+- a class whose `__init__` only builds and stores a client: every statement of it is a docstring, `pass`,
+  `super().__init__(...)`, an assignment to `self.<attribute>` of a parameter, a constant, a client
+  constructor or a factory call, or configures the client it stored (`self.session.mount(...)`,
+  `self.session.headers[...] = token`) from parameters, constants and HTTP-library calls; and at least one
+  stores a client, or is `super().__init__(...)` of a factory base of the same module. A class whose
+  `__init__` does anything else (opens a file, starts a thread, branches) holds a client but is not a
+  factory; a class storing a client it was passed builds none.
+
+A factory that hands out one client (`lru_cache`, a module global) is not one.""",
     why_bad="""\
 A client is worth having for its connection pool, and a pool only pays off if it outlives the request that
 opened its connection. A client built per iteration connects (TCP, and TLS over HTTPS) for its first request

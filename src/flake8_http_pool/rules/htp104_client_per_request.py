@@ -241,18 +241,21 @@ class Fetcher:
             await self.fetch(url)
 """,
         """\
-# a session factory called per item
+# a session factory called in a function that runs per item: reported at the call
 import requests
 
 
 def make_session():
-    session = requests.Session()  # HTP104
+    session = requests.Session()
     session.headers["User-Agent"] = "crawler/1.0"
     return session
 
 
-for url in URLS:
-    make_session().get(url)
+def fetch(url):
+    return make_session().get(url).text  # HTP104
+
+
+pages = [fetch(url) for url in URLS]
 """,
         """\
 # urllib3 pool manager per run of a task

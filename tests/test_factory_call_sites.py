@@ -318,3 +318,58 @@ def test_a_factory_called_with_a_loop_name_or_configured_in_the_loop_stays(tmp_p
     fixed = _tool(tmp_path, "fix", "--no-cache", "--unsafe-fixes", "--exit-zero", "jobs.py")
     assert fixed.returncode == 0, fixed.stderr
     assert (tmp_path / "jobs.py").read_text() == textwrap.dedent(source)
+
+
+def test_a_factory_that_does_something_per_call_is_not_hoisted(tmp_path: Path) -> None:
+    # One hoisted call would read one token, print once, count once: the program would behave differently.
+    source = """\
+        import itertools
+
+        import requests
+
+        TOKENS = itertools.cycle(["a", "b"])
+        MADE = []
+
+
+        def rotating():
+            s = requests.Session()
+            s.headers["Authorization"] = next(TOKENS)
+            return s
+
+
+        def noisy():
+            print("new session")
+            return requests.Session()
+
+
+        def counted():
+            s = requests.Session()
+            MADE.append(s)
+            return s
+
+
+        def plain(token):
+            s = requests.Session()
+            s.headers["Authorization"] = token
+            s.mount("https://", requests.adapters.HTTPAdapter(max_retries=3))
+            return s
+
+
+        def run(urls):
+            for u in urls:
+                a = rotating()
+                a.get(u)
+            for u in urls:
+                b = noisy()
+                b.get(u)
+            for u in urls:
+                d = plain("t")
+                d.get(u)
+            for u in urls:
+                c = counted()  # keeps every client it makes: no factory
+                c.get(u)
+        """
+    _write(tmp_path, {"jobs.py": source})
+    records = _records(tmp_path, "jobs.py")
+    assert [(r["line"], r["code"], r["details"]["factory_name"], r["fix"]) for r in records] == [
+        (35, "HTP103", "rotating", None), (38, "HTP103", "noisy", None), (41, "HTP103", "plain", "unsafe")]

@@ -298,8 +298,9 @@ def _factory_call_sites(analysis: "Analysis") -> List[Tuple[ast.Call, Ctx, Funct
     return sorted(out, key=lambda item: (item[0].lineno, item[0].col_offset))
 
 
-def _local_factory_calls(analysis: "Analysis") -> Dict[Tuple[int, int], Tuple[str, str, int]]:
-    """(line, column) of each call of a client factory of this module -> (constructor, factory name, def line)."""
+def _local_factory_calls(analysis: "Analysis") -> Dict[Tuple[int, int], Tuple[str, str, int, bool]]:
+    """(line, column) of each call of a client factory of this module -> (constructor, factory name, def line,
+    whether every call of it builds the same client: `_same_every_call`)."""
     index = getattr(analysis, "_factory_calls_index", None)
     if index is None:
         factories = local_factories(analysis)
@@ -309,9 +310,66 @@ def _local_factory_calls(analysis: "Analysis") -> Dict[Tuple[int, int], Tuple[st
             name = factory.name
             if func.name == "__init__":
                 name = dotted_name(call.func) or name  # the class called: a subclass builds the base's client
-            index[(call.lineno, call.col_offset)] = (factory.qual, name, factory.line)
+            index[(call.lineno, call.col_offset)] = (factory.qual, name, factory.line,
+                                                     _same_every_call(analysis, func, factories, set()))
         setattr(analysis, "_factory_calls_index", index)
     return index  # type: ignore[no-any-return]
+
+
+def _same_every_call(analysis: "Analysis", func: FunctionInfo, factories: Dict[FunctionInfo, Factory],
+                     seen: Set[FunctionInfo]) -> bool:
+    """Whether every call of the factory builds the same client from the same arguments, so hoisting its call
+    out of a loop changes only how many are made (HTP103's fix): a class factory (`_only_builds` says so), or a
+    function whose calls are all client constructors, HTTP-library calls, pure factories of this module, or
+    methods of the client it builds (`s.mount(...)`), and whose names are its parameters, its own locals,
+    library names and module constants. A factory that reads changing state (`next(TOKENS)`, a counter, a
+    global), logs or prints does something per call that one hoisted call would do once."""
+    if func.name == "__init__" or func in seen:
+        return func.name == "__init__"
+    seen.add(func)
+    params = {a.arg for a in ast.walk(func.node.args) if isinstance(a, ast.arg)}
+    local = set(func.scope.bindings) - params
+    for stmt in func.node.body:
+        for node in ast.walk(stmt):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.Global,
+                                 ast.Nonlocal, ast.Await, ast.NamedExpr) + _COMPREHENSIONS):
+                return False
+            if isinstance(node, ast.Call) and not _pure_call(analysis, func, node, local, factories, seen):
+                return False
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in params \
+                    and node.id not in local:
+                meaning = analysis.meaning(node, func.scope)
+                if meaning is None or meaning.kind not in ("lib", "function", "class"):
+                    binding = lookup(node.id, func.scope, (node.lineno, node.col_offset))
+                    if binding is None or binding.kind != ASSIGN or not isinstance(binding.value, ast.Constant):
+                        return False
+            if isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.ctx, ast.Store):
+                base = node.value
+                while isinstance(base, (ast.Attribute, ast.Subscript)):
+                    base = base.value
+                if not (isinstance(base, ast.Name) and base.id in local):
+                    return False  # a store outside what it builds
+    return True
+
+
+def _pure_call(analysis: "Analysis", func: FunctionInfo, call: ast.Call, local: Set[str],
+               factories: Dict[FunctionInfo, Factory], seen: Set[FunctionInfo]) -> bool:
+    meaning = analysis.meaning(call.func, func.scope)
+    if meaning is not None and meaning.kind == "lib" and meaning.qual.split(".", 1)[0] in ROOT_MODULES:
+        return True
+    if meaning is not None and meaning.kind == "method":
+        return True  # a method of a client (`s.mount(...)`, `s.headers.update(...)`)
+    base = call.func
+    while isinstance(base, (ast.Attribute, ast.Subscript)):
+        base = base.value
+    if isinstance(call.func, ast.Attribute) and isinstance(base, ast.Name) and base.id in local:
+        return True  # a method of what it builds
+    for node, ctx in func.calls:
+        if node is call:
+            target = analysis.function_target(call.func, ctx)
+            return target is not None and target in factories \
+                and _same_every_call(analysis, target, factories, seen)
+    return False
 
 
 def _factory_calls_here(analysis: "Analysis") -> List[Tuple[ast.Call, str, Ctx]]:
@@ -476,6 +534,8 @@ def client_created_in_loop(analysis: "Analysis") -> Iterator[Hit]:
             and not (handle is not None and _configured_in(handle, loop_stmt))
             # Hoisted inside a function that runs many times, the client would be made per call: HTP104.
             and not (ctx.func is not None and ctx.func in analysis.hot)
+            # A factory that does something per call (reads a token pool, counts, logs) stays in the loop.
+            and _local_factory_calls(analysis).get((call.lineno, call.col_offset), (None, None, None, True))[3]
         )
         details = _construction_details(qual, ctx, fate)
         details.update(loop=span(loop_stmt), hoistable=hoistable)

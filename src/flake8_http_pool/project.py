@@ -39,15 +39,12 @@ Summary = Dict[str, Any]
 # Per file, what the engine gets (engine.ModuleSeeds): functions made hot and factory calls, from other modules.
 Seeds = ModuleSeeds
 
-SUMMARY_VERSION = 4  # bump when the summary's shape or meaning changes (a later cache keys on it)
+SUMMARY_VERSION = 5  # bump when the summary's shape or meaning changes (a later cache keys on it)
 
 # Call kinds in a summary: "call", a call of the function (an edge of the call graph); else the reason the site
 # makes the function it names hot, as hot_functions.py words it ("called in a loop", "mapped over items",
 # "passed as a callable in a loop", "registered with add_url_rule()", ...).
 _CALLED_IN_A_LOOP = "called in a loop"
-# Decorators that make a function hand out the same result on every call: a factory so decorated is not one.
-_CACHING_DECORATORS = frozenset({"lru_cache", "cache", "cached", "memoize", "memoized", "cached_property",
-                                 "singleton"})
 _WORD = re.compile(rb"[^\W\d]\w*")  # an identifier, in bytes (non-ASCII source is searched as UTF-8)
 # An import statement, in bytes: `import a.b as c`, `from .a import b, c`, `from a import (\n b,\n c)`.
 _IMPORT_STATEMENT = re.compile(rb"^[ \t]*(?:from[ \t]+[\w. \t]+?import[ \t]*(?:\([^)]*\)|[^\n]*)|import[ \t][^\n]*)",
@@ -64,7 +61,7 @@ def summarize(tree: ast.Module, options: Options, analysis: Any = None) -> Summa
     `analysis`: the unseeded `Analysis` the file's check already built from `tree` (the walk is most of the
     cost: a check and its summary share one); None builds one."""
     from .analysis import Analysis, _enclosing_class, _self_names, _unwrap_partial
-    from .checks.connections import client_constructions
+    from .checks.connections import client_constructions, local_factories
     from .hot_functions import Unresolved, find_hot_functions, function_key, view_class
 
     if analysis is None:
@@ -187,9 +184,12 @@ def summarize(tree: ast.Module, options: Options, analysis: Any = None) -> Summa
     for call, _, ctx in client_constructions(analysis):
         if ctx.func is not None:
             functions[function_key(ctx.func)]["client"] = True
-    for func in analysis.facts.functions:
-        if functions[function_key(func)]["client"]:
-            functions[function_key(func)]["factory"] = _returns_client(analysis, func)
+    # The engine's own reading of a client factory (checks/connections.py), so a factory is one whether its
+    # callers are in its module or not: "factory" is the constructor, "factory_name" what a message calls it
+    # (a class factory is its `__init__`, named by its class: `SessionHolder()`).
+    for func, factory in local_factories(analysis).items():
+        record = functions[function_key(func)]
+        record["factory"], record["factory_name"] = factory.qual, factory.name
 
     defs: Dict[str, str] = {}
     classes: Dict[str, Dict[str, str]] = {}
@@ -316,33 +316,6 @@ def _unconditional(analysis: Any, node: ast.AST, func: FunctionInfo) -> bool:
             return False
         current = analysis.parent(current)
     return current is func.node
-
-
-def _returns_client(analysis: Any, func: FunctionInfo) -> Optional[str]:
-    """The constructor of the client `func` builds and returns (`s = requests.Session(); ...; return s`): it is
-    a client factory. None when it returns none, or returns one it keeps: a cached function (`@lru_cache`,
-    `@cache`) or a client held in a module global (`global _SHARED ... return _SHARED`) hands out one client."""
-    for decorator in func.node.decorator_list:
-        target = decorator.func if isinstance(decorator, ast.Call) else decorator
-        name = dotted_name(target) or ""
-        if name.split(".")[-1] in _CACHING_DECORATORS:
-            return None
-    kept = {name for node in ast.walk(func.node) if isinstance(node, (ast.Global, ast.Nonlocal))
-            for name in node.names}
-    for node in ast.walk(func.node):
-        if not isinstance(node, ast.Return) or node.value is None:
-            continue
-        owner = analysis.parent(node)
-        while owner is not None and not isinstance(owner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            owner = analysis.parent(owner)
-        if owner is not func.node:
-            continue
-        if isinstance(node.value, ast.Name) and node.value.id in kept:
-            continue
-        meaning = analysis.meaning(node.value, func.scope)
-        if meaning is not None and meaning.kind == "client":
-            return meaning.qual
-    return None
 
 
 def can_matter(summary: Summary) -> Set[str]:
@@ -841,7 +814,8 @@ def _factory_calls(project: Project, worth: Callable[[Ref], bool]
                 continue
             factory = project.summary(target[0])["functions"][target[1]]  # type: ignore[index]
             if factory["factory"]:
-                found.setdefault(path, {})[(line, col)] = (factory["factory"], factory["name"],
+                found.setdefault(path, {})[(line, col)] = (factory["factory"],
+                                                           factory.get("factory_name") or factory["name"],
                                                            project.modules.relative(target[0]), factory["line"],
                                                            target[0])
     return found

@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, Any, Dict, Iterator, List, NamedTuple, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, NamedTuple, Optional, Set, Tuple
 
 from ..bindings import ASSIGN, DEF, WITH, FunctionInfo, Scope, dotted_name, lookup
 from ..finding import Hit
-from ..libraries import CLIENT_CONSTRUCTORS, FAMILIES, constructor_family
+from ..libraries import CLIENT_CONSTRUCTORS, FAMILIES, ROOT_MODULES, constructor_family
 from ..walk import CallSite, Ctx, NameUse
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..analysis import Analysis, UnpooledSite
 
-_CACHE_DECORATORS = frozenset({"cache", "lru_cache", "cached_property", "cached"})
+# Decorators that make a function hand out the same result on every call (a factory so decorated is none).
+_CACHE_DECORATORS = frozenset({"cache", "lru_cache", "cached_property", "cached", "memoize", "memoized",
+                               "singleton"})
 _CONTAINER_METHODS = frozenset({"append", "add", "insert", "extend", "setdefault", "put", "put_nowait", "update"})
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _RETURNS = (ast.Return, ast.Yield, ast.YieldFrom)
@@ -161,8 +163,13 @@ def _factory_calls(analysis: "Analysis") -> List[Tuple[ast.Call, str, Ctx]]:
 
 
 def _made_by(analysis: "Analysis", call: ast.Call, qual: str, details: Dict[str, Any]) -> str:
-    """The message's name for what the call makes: the constructor, or the factory of another module (whose
-    def is then in `details`: factory_name, factory_path, factory_line, factory_file)."""
+    """The message's name for what the call makes: the constructor, or the client factory (of this module, or
+    of another whose def is then in `details`: factory_name, factory_path, factory_line, factory_file)."""
+    local = _local_factory_calls(analysis).get((call.lineno, call.col_offset))
+    if local is not None:
+        # No factory_path / factory_file: the reason is in this module, so `fix` sees it (HTP103's hoist).
+        details.update(factory_name=local[1], factory_line=local[2])
+        return local[1]
     made = analysis.extra_factories.get((call.lineno, call.col_offset)) if analysis.extra_factories else None
     if made is None:
         return _client_name(qual)
@@ -170,9 +177,348 @@ def _made_by(analysis: "Analysis", call: ast.Call, qual: str, details: Dict[str,
     return made[1]
 
 
+# -- client factories of this module (RULES.md, "Client factory") ---------------------------------------
+
+class Factory(NamedTuple):
+    qual: str  # the client constructor it ends in
+    name: str  # the name a message gives it: `make_session`, `Service._client`, `SessionHolder` (a class)
+    line: int  # the line of its def (a class factory's `__init__`, as the project model reports it)
+
+
+def local_factories(analysis: "Analysis") -> Dict[FunctionInfo, Factory]:
+    """The client factories of this module, by function (a class factory by its `__init__`), computed once.
+
+    A function is one when a client it constructs, or one a factory of this module makes for it, flows to its
+    `return` / `yield` (a context-manager factory), is not also kept (a module global, `lru_cache`), and every
+    value it returns is such a client (`_always_fresh`): each call of it is then a new client. A class is one
+    when its `__init__` only builds and stores clients (see `_only_builds`): each instantiation is a new client. A fixpoint, so a factory behind a factory is one too."""
+    cached = getattr(analysis, "_local_factories", None)
+    if cached is not None:
+        return cached  # type: ignore[no-any-return]
+    found: Dict[FunctionInfo, Factory] = {}
+    setattr(analysis, "_local_factories", found)  # `_local_factory_calls` below reads the partial map
+    constructions = client_constructions(analysis)
+    for _ in range(8):  # each round can only add a factory one call further out; real chains are short
+        added = False
+        calls = [(call, found[func].qual, ctx) for call, ctx, func in _factory_call_sites(analysis)]
+        sites = [*constructions, *calls]
+        for call, qual, ctx in sites:
+            func = ctx.func
+            if func is None or func in found or _is_cached(func) or _shares_pool(call):
+                continue
+            if func.name == "__init__" and func.cls is not None:
+                if _only_builds(analysis, func, found):
+                    found[func] = Factory(qual, func.cls.name, func.node.lineno)
+                    added = True
+                continue
+            fate = _fate(analysis, call, ctx)
+            if fate.feeds_client or not _flows_to_return(analysis, call, ctx, fate):
+                continue
+            if kept_for_reuse(analysis, call, ctx, names_count=True, fate=fate):
+                continue
+            if not _always_fresh(analysis, func, found):
+                continue  # sometimes hands out a client it keeps: not a factory (its constructor stays HTP104's)
+            found[func] = Factory(qual, func.qualname, func.node.lineno)
+            added = True
+        # A subclass whose `__init__` only hands on to a factory base (`super().__init__(url)`) builds no
+        # client itself, so no call above names it.
+        for func in analysis.facts.functions:
+            if func.name == "__init__" and func.cls is not None and func not in found \
+                    and _base_is_factory(func, found) and _only_builds(analysis, func, found):
+                base = next(a.methods["__init__"] for a in func.cls.ancestors()[1:] if "__init__" in a.methods)
+                found[func] = Factory(found[base].qual, func.cls.name, func.node.lineno)
+                added = True
+        if not added:
+            break
+    setattr(analysis, "_factory_calls_index", None)
+    return found
+
+
+def _always_fresh(analysis: "Analysis", func: FunctionInfo, found: Dict[FunctionInfo, Factory]) -> bool:
+    """Every value `func` returns or yields (but `None`) is a client made there: a constructor or factory call,
+    a name bound to one, or an expression holding one (`Wrapper(s)`). A function that on another path hands out
+    a client it keeps (`return util.per_thread("s", lambda: Session())`, `return self.session`) is no factory:
+    its callers usually get the kept one."""
+    outputs: List[Any] = []
+    stack: List[ast.AST] = list(func.node.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        if isinstance(node, _RETURNS) and node.value is not None:
+            outputs.append(node)
+        stack.extend(ast.iter_child_nodes(node))
+    if not outputs:
+        return False
+    for output in outputs:
+        value = output.value
+        if isinstance(value, ast.Constant) and value.value is None:
+            continue
+        if not _holds_fresh(analysis, func, value, (output.lineno, output.col_offset), found):
+            return False
+    return True
+
+
+def _holds_fresh(analysis: "Analysis", func: FunctionInfo, value: ast.AST, pos: Tuple[int, int],
+                 found: Dict[FunctionInfo, Factory]) -> bool:
+    """`value` (returned at `pos`) holds a client made in `func`: a fresh call, or a name bound to one."""
+    stack: List[ast.AST] = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Lambda,) + _COMPREHENSIONS):
+            continue  # made later, or many: not the one client handed out here
+        if isinstance(node, ast.Call) and _fresh_call(analysis, func, node, found):
+            return True
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            binding = lookup(node.id, func.scope, pos)
+            if binding is not None and binding.kind in (ASSIGN, WITH) and isinstance(binding.value, ast.Call) \
+                    and _fresh_call(analysis, func, binding.value, found):
+                return True
+        stack.extend(ast.iter_child_nodes(node))
+    return False
+
+
+def _fresh_call(analysis: "Analysis", func: FunctionInfo, call: ast.Call,
+                found: Dict[FunctionInfo, Factory]) -> bool:
+    """`call` makes a new client: a client constructor, or a factory of this module found so far."""
+    meaning = analysis.meaning(call.func, func.scope)
+    if meaning is not None and meaning.kind == "lib" and meaning.qual in CLIENT_CONSTRUCTORS:
+        return True
+    for node, ctx in func.calls:
+        if node is call:
+            target = analysis.function_target(call.func, ctx)
+            return target is not None and target in found
+    return False
+
+
+def _factory_call_sites(analysis: "Analysis") -> List[Tuple[ast.Call, Ctx, FunctionInfo]]:
+    """The calls of this module that call one of its client factories found so far (a class: its instantiations)."""
+    found: Dict[FunctionInfo, Factory] = getattr(analysis, "_local_factories", None) or {}
+    out = [(site.node, site.ctx, func) for func in found for site in _call_sites_of(analysis, func)]
+    return sorted(out, key=lambda item: (item[0].lineno, item[0].col_offset))
+
+
+def _local_factory_calls(analysis: "Analysis") -> Dict[Tuple[int, int], Tuple[str, str, int, bool]]:
+    """(line, column) of each call of a client factory of this module -> (constructor, factory name, def line,
+    whether every call of it builds the same client: `_same_every_call`)."""
+    index = getattr(analysis, "_factory_calls_index", None)
+    if index is None:
+        factories = local_factories(analysis)
+        index = {}
+        for call, _, func in _factory_call_sites(analysis):
+            factory = factories[func]
+            name = factory.name
+            if func.name == "__init__":
+                name = dotted_name(call.func) or name  # the class called: a subclass builds the base's client
+            index[(call.lineno, call.col_offset)] = (factory.qual, name, factory.line,
+                                                     _same_every_call(analysis, func, factories, set()))
+        setattr(analysis, "_factory_calls_index", index)
+    return index  # type: ignore[no-any-return]
+
+
+def _same_every_call(analysis: "Analysis", func: FunctionInfo, factories: Dict[FunctionInfo, Factory],
+                     seen: Set[FunctionInfo]) -> bool:
+    """Whether every call of the factory builds the same client from the same arguments, so hoisting its call
+    out of a loop changes only how many are made (HTP103's fix): a class factory (`_only_builds` says so), or a
+    function whose calls are all client constructors, HTTP-library calls, pure factories of this module, or
+    methods of the client it builds (`s.mount(...)`), and whose names are its parameters, its own locals,
+    library names and module constants. A factory that reads changing state (`next(TOKENS)`, a counter, a
+    global), logs or prints does something per call that one hoisted call would do once."""
+    if func.name == "__init__" or func in seen:
+        return func.name == "__init__"
+    seen.add(func)
+    params = {a.arg for a in ast.walk(func.node.args) if isinstance(a, ast.arg)}
+    local = set(func.scope.bindings) - params
+    for stmt in func.node.body:
+        for node in ast.walk(stmt):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.Global,
+                                 ast.Nonlocal, ast.Await, ast.NamedExpr) + _COMPREHENSIONS):
+                return False
+            if isinstance(node, ast.Call) and not _pure_call(analysis, func, node, local, factories, seen):
+                return False
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in params \
+                    and node.id not in local:
+                meaning = analysis.meaning(node, func.scope)
+                if meaning is None or meaning.kind not in ("lib", "function", "class"):
+                    binding = lookup(node.id, func.scope, (node.lineno, node.col_offset))
+                    if binding is None or binding.kind != ASSIGN or not isinstance(binding.value, ast.Constant):
+                        return False
+            if isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.ctx, ast.Store):
+                base = node.value
+                while isinstance(base, (ast.Attribute, ast.Subscript)):
+                    base = base.value
+                if not (isinstance(base, ast.Name) and base.id in local):
+                    return False  # a store outside what it builds
+    return True
+
+
+def _pure_call(analysis: "Analysis", func: FunctionInfo, call: ast.Call, local: Set[str],
+               factories: Dict[FunctionInfo, Factory], seen: Set[FunctionInfo]) -> bool:
+    meaning = analysis.meaning(call.func, func.scope)
+    if meaning is not None and meaning.kind == "lib" and meaning.qual.split(".", 1)[0] in ROOT_MODULES:
+        return True
+    if meaning is not None and meaning.kind == "method":
+        return True  # a method of a client (`s.mount(...)`, `s.headers.update(...)`)
+    base = call.func
+    while isinstance(base, (ast.Attribute, ast.Subscript)):
+        base = base.value
+    if isinstance(call.func, ast.Attribute) and isinstance(base, ast.Name) and base.id in local:
+        return True  # a method of what it builds
+    for node, ctx in func.calls:
+        if node is call:
+            target = analysis.function_target(call.func, ctx)
+            return target is not None and target in factories \
+                and _same_every_call(analysis, target, factories, seen)
+    return False
+
+
+def _factory_calls_here(analysis: "Analysis") -> List[Tuple[ast.Call, str, Ctx]]:
+    """Calls of this module's client factories, each as a constructor call of the client it returns."""
+    factories = local_factories(analysis)
+    return [(call, factories[func].qual, ctx) for call, ctx, func in _factory_call_sites(analysis)]
+
+
+def _only_builds(analysis: "Analysis", init: FunctionInfo, found: Dict[FunctionInfo, Factory]) -> bool:
+    """Whether a class's `__init__` only builds and stores a client, so the class is a client factory.
+
+    "Only": every statement of its body is a docstring, `super().__init__(...)` (or `Base.__init__(self, ...)`),
+    `pass`, an assignment to `self.<attribute>` of a parameter, a constant, a client constructor or a call of a
+    factory of this module, or configures a client it stored (`self.session.mount(...)`,
+    `self.session.headers["X"] = token`, `self.session.headers.update(...)`) with values built from parameters,
+    constants and HTTP-library calls (`HTTPAdapter(max_retries=3)`); at least one statement stores a client.
+    Anything else (opening a file, starting a thread, calling another function, a branch) is other work: the
+    class is then an object that happens to hold a client, not a factory."""
+    node = init.node
+    args = node.args
+    positional = [*getattr(args, "posonlyargs", ()), *args.args]
+    if not positional:
+        return False
+    me = positional[0].arg
+    params = {a.arg for a in ast.walk(args) if isinstance(a, ast.arg)} - {me}
+    stored: Set[str] = set()
+    body = list(node.body)
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+            and isinstance(body[0].value.value, str):
+        body = body[1:]
+    for stmt in body:
+        if isinstance(stmt, ast.Pass):
+            continue
+        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+            call = stmt.value
+            if _is_super_init(call, me) and _plain(analysis, call, init, params, me):
+                if _base_is_factory(init, found):
+                    stored.add("")  # the base's `__init__` builds and stores one (`super().__init__(url)`)
+                continue
+            owner = dotted_name(call.func.value) if isinstance(call.func, ast.Attribute) else None
+            if owner is not None and _on_stored(owner, me, stored) \
+                    and _plain(analysis, call, init, params, me, vetted=call):
+                continue
+            return False
+        if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            if len(targets) != 1:
+                return False
+            target = targets[0]
+            value = stmt.value
+            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == me:
+                if _makes_client(analysis, value, init, found) \
+                        and _plain(analysis, value, init, params, me, vetted=value):
+                    stored.add(target.attr)
+                    continue
+                if isinstance(value, ast.Constant) or (isinstance(value, ast.Name) and value.id in params):
+                    continue
+                return False
+            base = target
+            while isinstance(base, ast.Subscript):
+                base = base.value
+            key = dotted_name(base)
+            if key is not None and _on_stored(key, me, stored, strict=True) \
+                    and _plain(analysis, value, init, params, me):
+                continue
+            return False
+        return False
+    return bool(stored)
+
+
+def _base_is_factory(init: FunctionInfo, found: Dict[FunctionInfo, Factory]) -> bool:
+    """The class's first base of this module with an `__init__` (what `super().__init__` runs) is a factory."""
+    cls = init.cls
+    if cls is None:
+        return False
+    for ancestor in cls.ancestors()[1:]:
+        own = ancestor.methods.get("__init__")
+        if own is not None:
+            return own in found
+    return False
+
+
+def _is_super_init(call: ast.Call, me: str) -> bool:
+    func = call.func
+    if not (isinstance(func, ast.Attribute) and func.attr == "__init__"):
+        return False
+    owner = func.value
+    if isinstance(owner, ast.Call) and getattr(owner.func, "id", "") == "super":
+        return True
+    # `Base.__init__(self, ...)`
+    return isinstance(owner, ast.Name) and bool(call.args) and isinstance(call.args[0], ast.Name) \
+        and call.args[0].id == me
+
+
+def _on_stored(key: str, me: str, stored: Set[str], strict: bool = False) -> bool:
+    """`key` (a dotted name) is a client stored on `me` earlier, or something inside it (strict: inside only)."""
+    parts = key.split(".")
+    if len(parts) < 2 or parts[0] != me or parts[1] not in stored:
+        return False
+    return len(parts) > 2 or not strict
+
+
+def _makes_client(analysis: "Analysis", value: ast.AST, init: FunctionInfo,
+                  found: Dict[FunctionInfo, Factory]) -> bool:
+    """A client constructor call (not one handed an existing pool) or a call of a factory of this module."""
+    if not isinstance(value, ast.Call) or _shares_pool(value):
+        return False
+    meaning = analysis.meaning(value.func, init.scope)
+    if meaning is not None and meaning.kind == "lib" and meaning.qual in CLIENT_CONSTRUCTORS:
+        return True
+    for call, ctx in init.calls:
+        if call is value:
+            target = analysis.function_target(call.func, ctx)
+            return target is not None and target in found
+    return False
+
+
+def _plain(analysis: "Analysis", expr: ast.AST, init: FunctionInfo, params: Set[str], me: str,
+           vetted: Optional[ast.AST] = None) -> bool:
+    """`expr` reads only parameters, constants, `self` and library names, and calls only HTTP-library names
+    (`HTTPAdapter(...)`, `Retry(...)`), `super().__init__(...)`, or `vetted` (the method call on a stored
+    client, or the constructor / factory call, that the caller is vetting: its callee is its own)."""
+    callee = {id(n) for n in ast.walk(vetted.func)} if isinstance(vetted, ast.Call) else set()
+    for node in ast.walk(expr):
+        if id(node) in callee:
+            continue
+        if isinstance(node, (ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr, ast.Lambda) + _COMPREHENSIONS):
+            return False
+        if isinstance(node, ast.Call) and node is not vetted and not _is_super_init(node, me) \
+                and not (isinstance(node.func, ast.Name) and node.func.id == "super"):
+            meaning = analysis.meaning(node.func, init.scope)
+            if meaning is None or meaning.kind != "lib" or meaning.qual.split(".", 1)[0] not in ROOT_MODULES:
+                return False
+        if isinstance(node, ast.Name) and node.id not in params and node.id not in (me, "super"):
+            meaning = analysis.meaning(node, init.scope)
+            if meaning is None or meaning.kind != "lib":
+                return False
+    return True
+
+
+def _constructions_and_factory_calls(analysis: "Analysis") -> List[Tuple[ast.Call, str, Ctx]]:
+    """What HTP103/HTP104 look at: client constructors, and calls of client factories of this module and of
+    others (each as a constructor call of the client it returns)."""
+    return [*client_constructions(analysis), *_factory_calls_here(analysis), *_factory_calls(analysis)]
+
+
 def client_created_in_loop(analysis: "Analysis") -> Iterator[Hit]:
     """HTP103: a client constructor in a loop scope that is not kept for later iterations."""
-    for call, qual, ctx in [*client_constructions(analysis), *_factory_calls(analysis)]:
+    for call, qual, ctx in _constructions_and_factory_calls(analysis):
         if not analysis.in_loop(ctx, call) or _shares_pool(call):
             continue
         fate = _fate(analysis, call, ctx)
@@ -188,6 +534,8 @@ def client_created_in_loop(analysis: "Analysis") -> Iterator[Hit]:
             and not (handle is not None and _configured_in(handle, loop_stmt))
             # Hoisted inside a function that runs many times, the client would be made per call: HTP104.
             and not (ctx.func is not None and ctx.func in analysis.hot)
+            # A factory that does something per call (reads a token pool, counts, logs) stays in the loop.
+            and _local_factory_calls(analysis).get((call.lineno, call.col_offset), (None, None, None, True))[3]
         )
         details = _construction_details(qual, ctx, fate)
         details.update(loop=span(loop_stmt), hoistable=hoistable)
@@ -197,7 +545,7 @@ def client_created_in_loop(analysis: "Analysis") -> Iterator[Hit]:
 def client_per_request(analysis: "Analysis") -> Iterator[Hit]:
     """HTP104: a client constructor in a hot function, not kept for reuse (one HTP103 reports is left to it)."""
     hot = analysis.hot
-    for call, qual, ctx in [*client_constructions(analysis), *_factory_calls(analysis)]:
+    for call, qual, ctx in _constructions_and_factory_calls(analysis):
         func = ctx.func
         if func is None or func not in hot or _shares_pool(call) or _is_cached(func):
             continue
@@ -210,8 +558,14 @@ def client_per_request(analysis: "Analysis") -> Iterator[Hit]:
         if _stored(analysis, fate, ctx, True, looping=False, depth=0):
             continue
         returned = _flows_to_return(analysis, call, ctx, fate)
-        if returned and not _factory_used_per_item(analysis, func):
-            continue
+        if returned:
+            if func in local_factories(analysis):
+                if not _runs_unseen(analysis, func):
+                    continue  # a factory's own client: reported at the factory's calls (RULES.md, "Client factory")
+            elif not _factory_used_per_item(analysis, func):
+                # Not a factory (on another path it hands out a client it keeps): its constructor is reported
+                # where some caller uses the client per item.
+                continue
         callers = _call_sites_of(analysis, func)
         details = _construction_details(qual, ctx, fate)
         details.update(
@@ -224,6 +578,10 @@ def client_per_request(analysis: "Analysis") -> Iterator[Hit]:
         )
         _add_hot_place(analysis, func, details)
         made = _made_by(analysis, call, qual, details)
+        if "factory_name" in details:
+            # A factory called in a hot function: report only (RULES.md, HTP104); the caller's client would be
+            # the factory's, which the parameter fix cannot build in the callers.
+            details["all_uses_are_calls"] = False
         yield Hit(call, {"client": made, "function": func.qualname, "reason": hot[func]}, details)
 
 
@@ -523,6 +881,27 @@ def _factory_used_per_item(analysis: "Analysis", func: FunctionInfo) -> bool:
     return False
 
 
+def _runs_unseen(analysis: "Analysis", func: FunctionInfo) -> bool:
+    """A factory's own client is reported at its calls; but a factory (or a factory returning its result, up the
+    chain) that is hot with no call in this module is run many times by something else (a mapping call, a
+    framework): there is no call to report, so its constructor is."""
+    queue = [func]
+    seen = {func}
+    while queue:
+        current = queue.pop()
+        if _is_cached(current):
+            continue
+        callers = _call_sites_of(analysis, current)
+        if not callers and current in analysis.hot:
+            return True
+        for site in callers:
+            outer = site.ctx.func
+            if outer is not None and outer not in seen and _flows_to_return(analysis, site.node, site.ctx):
+                seen.add(outer)
+                queue.append(outer)
+    return False
+
+
 def _all_uses_are_calls(analysis: "Analysis", func: FunctionInfo, callers: List[CallSite]) -> bool:
     """Every reference to `func` in this module calls it: then the fix may add a parameter and pass it."""
     if not callers or any(_decorator_name(d) not in _PLAIN_METHOD_DECORATORS for d in func.node.decorator_list):
@@ -634,9 +1013,11 @@ def _configured_in(handle: ast.expr, loop: ast.AST) -> bool:
                 return True
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             owner = dotted_name(node.func.value)
-            if owner == key and node.func.attr == "mount":
+            # `holder.session.mount(...)`, `holder.session.headers.update(...)`: a class factory's instance
+            # holds its client one attribute down.
+            if (owner == key or (owner or "").startswith(prefix)) and node.func.attr == "mount":
                 return True
             if owner is not None and owner.startswith(prefix) and node.func.attr in _MUTATORS:
-                if owner[len(prefix):].split(".", 1)[0] in _CONFIG_ATTRS:
+                if any(part in _CONFIG_ATTRS for part in owner[len(prefix):].split(".")):
                     return True
     return False

@@ -51,9 +51,16 @@ def _closed_or_rebound(loop: ast.stmt, name: str) -> bool:
         if isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load):
             stores += 1
         elif isinstance(node, ast.Attribute) and node.attr in ("close", "aclose", "__exit__", "__aexit__") \
-                and isinstance(node.value, ast.Name) and node.value.id == name:
-            return True
+                and _rooted_at(node.value, name):
+            return True  # `s.close()`, or a class factory's `holder.session.close()`
     return stores != 1
+
+
+def _rooted_at(expr: ast.AST, name: str) -> bool:
+    """`expr` is `name` or an attribute chain on it (`name.session`)."""
+    while isinstance(expr, ast.Attribute):
+        expr = expr.value
+    return isinstance(expr, ast.Name) and expr.id == name
 
 
 def _in_header(loop: ast.stmt, name: str) -> bool:

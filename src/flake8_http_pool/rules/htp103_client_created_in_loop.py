@@ -24,7 +24,24 @@ Checks for HTTP clients constructed inside a loop: `requests.Session()` / `reque
 Loops are the same as for HTP101: loop bodies, the per-item parts of comprehensions, and `lambda`s or nested
 `def`s inside them; retry loops are not loops. A client kept beyond the iteration - stored in a dictionary,
 a list, an attribute or a global (`sessions[host] = requests.Session()`) - is not reported, since keeping a
-pool per host is a reason to build several.""",
+pool per host is a reason to build several.
+
+A call of a client factory of the project counts as a constructor, and is reported at that call (the
+message names the factory: `make_session() created in a loop ...`), never at the constructor inside the
+factory. A factory is:
+- a function whose every return hands out a client it builds, or another factory's client (also one yielded
+  from a `@contextmanager`); one that on another path returns a client it keeps is none;
+- a `functools.partial` of a constructor bound to a module name (reported as the constructor; in its own
+  module only, not yet when imported from another);
+- a class whose `__init__` only builds and stores a client: every statement of it is a docstring, `pass`,
+  `super().__init__(...)`, an assignment to `self.<attribute>` of a parameter, a constant, a client
+  constructor or a factory call, or configures the client it stored (`self.session.mount(...)`,
+  `self.session.headers[...] = token`) from parameters, constants and HTTP-library calls; and at least one
+  stores a client, or is `super().__init__(...)` of a factory base of the same module. A class whose
+  `__init__` does anything else (opens a file, starts a thread, branches) holds a client but is not a
+  factory; a class storing a client it was passed builds none.
+
+A factory that hands out one client (`lru_cache`, a module global) is not one.""",
     why_bad="""\
 A client is worth having for its connection pool, and a pool only pays off if it outlives the request that
 opened its connection. A client built per iteration connects (TCP, and TLS over HTTPS) for its first request
@@ -60,9 +77,14 @@ Whoever built a client per iteration may have meant each iteration's cookies and
 after the move, a cookie that the server sets while serving one user is sent with the requests made for the
 next one. Review that the iterations share no session state before applying it.
 
-Across modules (`fix --preview`, or `preview = true`): a call of a client factory defined in another module
-of the project, made in a loop, moves above the loop at its call site under the same conditions; the factory
-is not touched. Such a call in a hot function is HTP104, report only.
+A call of a client factory, of the same module or another module of the project, made in a loop, moves above
+the loop at its call site under the same conditions (its arguments use no name the loop binds; the loop
+neither configures, mounts on nor closes the client, `holder.session.headers.update(...)` included for a
+class factory's instance); the factory is not touched. A factory of the same module must also build the
+same client on every call: a class factory, or a function that only builds and configures its client from
+its parameters, constants and HTTP-library calls; one that reads changing state (`next(TOKENS)`), prints,
+logs or stores elsewhere does that once per call, so its call stays in the loop (report only). Such a call
+in a hot function is HTP104, report only.
 
 Report only (no fix offered):
 - a client of the same library is already open around the loop (an enclosing `with requests.Session()`, or

@@ -24,7 +24,12 @@ one call:
 - it is used for the request(s) of that call, as in the classic
   `async def fetch(url): async with aiohttp.ClientSession() as s: ...` gathered over many URLs, or in
   `session = self.session or aiohttp.ClientSession()`; or
-- it is returned to callers that use a new one per item (a session factory called in a loop).
+- it is made by a client factory (see HTP103: a function returning a new client, a `functools.partial` of
+  a constructor in its own module, a class whose `__init__` only builds and stores one) called in the hot function: the
+  finding is at that call and names the factory (`make_session() created in fetch(), ...`), never at the
+  constructor inside the factory. A factory called in a loop scope is HTP103. Only a factory that is itself
+  run many times with no call in the project to report (mapped over items, a handler) is reported at its
+  own constructor.
 
 A client kept for reuse is not reported: stored on `self`, in a module global, in a `threading.local` or in
 a container, or made by a function decorated with `functools.cache` / `lru_cache`. A client created inside a
@@ -93,7 +98,8 @@ Report only (no fix offered):
 - a caller that is itself a nested function or lambda (a per-call closure: the client would again be made
   once per call);
 - a caller where a client of the same library is open already (it would nest a second one);
-- factories (functions that return the client), a client that is closed, rebound or used outside its own
+- a client factory's call in a hot function, and the factory itself (a function that returns the
+  client); a client that is closed, rebound or used outside its own
   block, a constructor that uses the function's own names, and a function used other than by calls.
 
 Across modules (`fix --preview`, or `preview = true`): a function hot because of calls in other modules of
@@ -235,18 +241,21 @@ class Fetcher:
             await self.fetch(url)
 """,
         """\
-# a session factory called per item
+# a session factory called in a function that runs per item: reported at the call
 import requests
 
 
 def make_session():
-    session = requests.Session()  # HTP104
+    session = requests.Session()
     session.headers["User-Agent"] = "crawler/1.0"
     return session
 
 
-for url in URLS:
-    make_session().get(url)
+def fetch(url):
+    return make_session().get(url).text  # HTP104
+
+
+pages = [fetch(url) for url in URLS]
 """,
         """\
 # urllib3 pool manager per run of a task

@@ -367,6 +367,21 @@ def test_a_module_that_does_not_parse_is_reported_once(tmp_path: Path) -> None:
     assert "(called in a loop at main.py:4)" in done.stdout
 
 
+def _gather_logging_parses(root: Path, paths: List[str]) -> Tuple[Dict[str, object], List[str]]:
+    """The seeds of `paths`, and the files the gate parsed (paths from `root`)."""
+    parsed: List[str] = []
+
+    def read(path: str, options: object) -> Tuple[bytes, str]:
+        data = Path(path).read_bytes()
+        return data, data.decode("utf-8")
+
+    def parse(text: str, path: str) -> ast.Module:
+        parsed.append(os.path.relpath(path, root))
+        return ast.parse(text)
+
+    return gather(paths, lambda path: DEFAULT_OPTIONS, read, parse), parsed
+
+
 def test_two_phase_gate_parses_only_what_can_matter(tmp_path: Path) -> None:
     paths = write(tmp_path, {
         "pyproject.toml": "", "util.py": _WRAPPER + "\ndef pure(x):\n    return x\n",
@@ -375,17 +390,7 @@ def test_two_phase_gate_parses_only_what_can_matter(tmp_path: Path) -> None:
         "pkg/__init__.py": "from .inner import *\n", "pkg/inner.py": "from util import get_json as get_json\n",
         "star_user.py": "from pkg import get_json\n\ndef run(us):\n    return list(map(get_json, us))\n",
     })
-    parsed: List[str] = []
-
-    def read(path: str, options: object) -> Tuple[bytes, str]:
-        data = Path(path).read_bytes()
-        return data, data.decode("utf-8")
-
-    def parse(text: str, path: str) -> ast.Module:
-        parsed.append(os.path.relpath(path, tmp_path))
-        return ast.parse(text)
-
-    seeds = gather(paths, lambda path: DEFAULT_OPTIONS, read, parse)
+    seeds, parsed = _gather_logging_parses(tmp_path, paths)
     assert "unrelated.py" not in parsed
     assert sorted(parsed) == ["loops.py", "pkg/__init__.py", "pkg/inner.py", "star_user.py", "util.py"]
     # The first reason met wins: loops.py is summarized before star_user.py.
@@ -432,17 +437,7 @@ def test_phase_two_searches_a_method_by_its_class_and_a_nested_def_nowhere(tmp_p
         "by_method.py": "import api\n\nfor u in us:\n    thing.fetch(u)\n",  # names the method only
         "by_nested.py": "import api\n\nfor u in us:\n    inner(u)\n",  # a nested def is reached from nowhere
     })
-    parsed: List[str] = []
-
-    def read(path: str, options: object) -> Tuple[bytes, str]:
-        data = Path(path).read_bytes()
-        return data, data.decode("utf-8")
-
-    def parse(text: str, path: str) -> ast.Module:
-        parsed.append(os.path.relpath(path, tmp_path))
-        return ast.parse(text)
-
-    seeds = gather(paths, lambda path: DEFAULT_OPTIONS, read, parse)
+    seeds, parsed = _gather_logging_parses(tmp_path, paths)
     assert sorted(parsed) == ["api.py", "by_class.py"]
     assert seeds[str(tmp_path / "api.py")].hot["Api.fetch"][0] == "called in a loop at by_class.py:5"
 

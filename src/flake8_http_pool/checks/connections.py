@@ -475,16 +475,7 @@ def _on_stored(key: str, me: str, stored: Set[str], strict: bool = False) -> boo
 def _makes_client(analysis: "Analysis", value: ast.AST, init: FunctionInfo,
                   found: Dict[FunctionInfo, Factory]) -> bool:
     """A client constructor call (not one handed an existing pool) or a call of a factory of this module."""
-    if not isinstance(value, ast.Call) or _shares_pool(value):
-        return False
-    meaning = analysis.meaning(value.func, init.scope)
-    if meaning is not None and meaning.kind == "lib" and meaning.qual in CLIENT_CONSTRUCTORS:
-        return True
-    for call, ctx in init.calls:
-        if call is value:
-            target = analysis.function_target(call.func, ctx)
-            return target is not None and target in found
-    return False
+    return isinstance(value, ast.Call) and not _shares_pool(value) and _fresh_call(analysis, init, value, found)
 
 
 def _plain(analysis: "Analysis", expr: ast.AST, init: FunctionInfo, params: Set[str], me: str,

@@ -340,7 +340,7 @@ def run(quick: bool) -> dict:
         parts, per_part, generated, rounds, sizes = 3, 60, 6, 1, (1, 2, 3)
         root = CACHE / "tree_quick"
     else:
-        parts, per_part, generated, rounds, sizes = PARTS, FILES_PER_PART, GENERATED_PER_PART, 5, (1, 5, 10)
+        parts, per_part, generated, rounds, sizes = PARTS, FILES_PER_PART, GENERATED_PER_PART, 3, (1, 5, 10)
         root = CACHE / "tree10k"
     part_dirs = build_tree(root, parts, per_part, generated)
     all_dirs = [str(p) for p in part_dirs]

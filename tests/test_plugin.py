@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -80,3 +81,41 @@ def test_clean_file_exits_zero_and_prints_nothing(tmp_path):
     path = _write(tmp_path, "import requests\nwith requests.Session() as s:\n    for u in urls:\n        s.get(u)\n")
     result = run_flake8([path])
     assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
+
+
+def test_the_urllib_package_passes_the_text_gate_only_when_it_can_name_urlopen(tmp_path):
+    """urllib.parse alone cannot open a connection, so most of the standard library skips the walk; every way
+    of reaching urllib.request.urlopen (or urllib3) is still walked, and still found through flake8."""
+    from flake8_http_pool.engine import may_have_findings
+
+    assert not may_have_findings("from urllib.parse import quote\nimport urllib.error\n")
+    assert not may_have_findings("import urllib.parse\n\nfor u in urls:\n    urllib.parse.quote(u)\n")
+    assert may_have_findings("import urllib.parse, urllib3\n")
+    bodies = {
+        "a.py": "import urllib.parse\nfor u in urls:\n    urllib.request.urlopen(u)\n",
+        "b.py": "from urllib import request\nfor u in urls:\n    request.urlopen(u)\n",
+        "c.py": "from urllib.request import urlopen as fetch\nfor u in urls:\n    fetch(u)\n",
+        "d.py": "import urllib.parse, urllib3\nfor u in urls:\n    urllib3.PoolManager().request('GET', u)\n",
+    }
+    paths = []
+    for name, body in bodies.items():
+        paths.append(tmp_path / name)
+        paths[-1].write_text(body, encoding="utf-8")
+    found = parse_flake8(run_flake8(paths).stdout)
+    assert sorted(os.path.basename(path) for path, codes in found.items() if codes) == sorted(bodies), found
+
+
+def test_checking_many_modules_keeps_no_tree_of_an_earlier_one_alive():
+    """flake8 runs every plugin in one long process: a tree the plugin kept would grow the garbage collector's
+    work for every later file (the status-code constants of a retry loop are remembered for one module only)."""
+    import ast
+    import gc
+
+    from flake8_http_pool.plugin import HttpPoolChecker
+
+    source = ("import requests\nCODES = {429, 503}\nwhile True:\n    r = requests.get(u)\n"
+              "    if r.status_code not in CODES:\n        break\n")
+    for _ in range(5):
+        list(HttpPoolChecker(ast.parse(source), source.splitlines(True)).run())
+    gc.collect()
+    assert sum(isinstance(item, ast.Module) for item in gc.get_objects()) <= 1

@@ -117,3 +117,17 @@ def test_a_tree_over_the_project_limit_is_checked_module_by_module(tmp_path: Pat
     assert (done.stdout, done.stderr) == ("", "")
     assert not (root / CACHE).exists()
     assert _flake8(root, "app/http.py").stdout.startswith(_FOUND)
+
+
+def test_the_main_flake8_process_solves_the_project_once_for_all_its_workers(tmp_path: Path) -> None:
+    """flake8's workers fork from its main process after the plugin reads its options: the project is walked and
+    solved there, once, and not again in each worker (without a cache folder each worker would parse it all)."""
+    root = _project(tmp_path)
+    _write(root, {f"app/extra{index}.py": "import requests\n\n\ndef f(u):\n    return requests.get(u)\n"
+                  for index in range(6)})
+    (root / CACHE).write_text("a file where the folder goes\n")  # no cache to share between the workers
+    log = tmp_path / "parsed.txt"
+    done = _flake8(root, "--jobs", "2", ".", parse_log=log)
+    assert done.stdout.count("HTP102") == 1, done.stdout + done.stderr
+    parsed = _parsed(log)
+    assert parsed and len(parsed) == len(set(parsed)), parsed

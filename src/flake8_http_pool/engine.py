@@ -15,6 +15,12 @@ _KEYWORDS = ("requests", "httpx", "aiohttp", "urllib", "niquests", "gevent")
 _IMPORT_OF_LIBRARY = re.compile(
     r"\b(?:import|from)\b[^\n]*?\b(?:requests|httpx|aiohttp|urllib|niquests|gevent|grequests|requests_futures)"
 )
+# The same without the urllib package (urllib3 stays): of that package only urllib.request's urlopen is a client,
+# and it cannot be named without the word `request`, so a module importing urllib.parse alone (as most of the
+# standard library does) needs no walk.
+_IMPORT_OF_LIBRARY_BUT_URLLIB = re.compile(
+    r"\b(?:import|from)\b[^\n]*?\b(?:requests|httpx|aiohttp|urllib3|niquests|gevent|grequests|requests_futures)"
+)
 
 
 def may_have_findings(text: str, options: Options = DEFAULT_OPTIONS) -> bool:
@@ -22,10 +28,10 @@ def may_have_findings(text: str, options: Options = DEFAULT_OPTIONS) -> bool:
     if options.unpooled_calls:
         return True
     text = as_parser_reads(text)  # `import ｒｅｑｕｅｓｔｓ` imports requests
-    for keyword in _KEYWORDS:
-        if keyword in text:
-            return _IMPORT_OF_LIBRARY.search(text) is not None
-    return False
+    if not any(keyword in text for keyword in _KEYWORDS):
+        return False
+    imports = _IMPORT_OF_LIBRARY if "request" in text else _IMPORT_OF_LIBRARY_BUT_URLLIB
+    return imports.search(text) is not None
 
 
 class ModuleSeeds(NamedTuple):

@@ -184,14 +184,15 @@ def _collection_numbers(value: ast.expr) -> Optional[List[int]]:
 
 
 _COLLECTIONS = frozenset({"frozenset", "set", "tuple"})
-_constants_cache: Dict[int, Tuple[ast.AST, Constants]] = {}
+# The last module's constants: a module's loops ask many times in a row. One entry, so no tree outlives its
+# check (a process checking thousands of files must not keep their trees alive for the garbage collector).
+_constants_cache: List[Tuple[ast.AST, Constants]] = []
 
 
 def module_status_constants(module: ast.AST) -> Constants:
     """Names the module binds once, at top level, to status codes (`RETRY_CODES = {429, 503}`)."""
-    cached = _constants_cache.get(id(module))
-    if cached is not None and cached[0] is module:
-        return cached[1]
+    if _constants_cache and _constants_cache[0][0] is module:
+        return _constants_cache[0][1]
     found: Dict[str, List[int]] = {}
     assigned: Dict[str, int] = {}
     for node in ast.walk(module):
@@ -212,9 +213,7 @@ def module_status_constants(module: ast.AST) -> Constants:
         numbers = _collection_numbers(value)
         if numbers is not None and assigned.get(name) == 1:
             found[name] = numbers
-    if len(_constants_cache) > 64:
-        _constants_cache.clear()
-    _constants_cache[id(module)] = (module, found)
+    _constants_cache[:] = [(module, found)]
     return found
 
 

@@ -52,7 +52,12 @@ class HttpPoolChecker:
         )
         cls.exclude = tuple(getattr(options, "exclude", None) or ()) + tuple(
             getattr(options, "extend_exclude", None) or ())
-        cls.from_stdin = "-" in (getattr(options, "filenames", None) or ())
+        filenames = list(getattr(options, "filenames", None) or ())
+        cls.from_stdin = "-" in filenames
+        if not cls.from_stdin:
+            from .plugin_project import prepare
+
+            prepare(filenames or ["."], cls.options, cls.exclude)
 
     def run(self) -> Iterator[Tuple[int, int, str, type]]:
         seeds = None

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from .engine import ModuleSeeds
@@ -43,8 +44,12 @@ def project_files(root: str, exclude: Sequence[str] = (), cache_name: str = "") 
     """Every `*.py` of the project below `root` (absolute paths), skipping virtual environments, caches, build
     output, VCS folders, the cache folder and flake8's `exclude` patterns (matched against a name and its
     absolute path, as flake8 matches them); links to folders are not followed."""
+    # One compiled pattern for all of them: the walk meets every name of a tree that may be large.
+    matches = re.compile("|".join(f"(?:{fnmatch.translate(os.path.normcase(p))})" for p in exclude)).match \
+        if exclude else None
+
     def excluded(name: str, path: str) -> bool:
-        return any(fnmatch.fnmatch(name, pattern) or fnmatch.fnmatch(path, pattern) for pattern in exclude)
+        return matches is not None and bool(matches(os.path.normcase(name)) or matches(os.path.normcase(path)))
 
     for directory, dirs, files in os.walk(root):
         dirs[:] = sorted(d for d in dirs
@@ -81,6 +86,21 @@ def seeds_for(filename: str, options: Options, exclude: Sequence[str] = ()) -> O
         return _SOLVED[key].get(path)
     except Exception:  # noqa: BLE001 - the model's failure costs the cross-module findings, never the run
         return None
+
+
+def prepare(paths: Sequence[str], options: Options, exclude: Sequence[str] = ()) -> None:
+    """Solve the projects of the paths flake8 was given (files or folders) before its workers start: they fork
+    from this process and inherit the result, so a tree is walked (and a cold project solved) once per run, not
+    once per worker. Nothing here may fail the run: a path that cannot be solved is left to `seeds_for`."""
+    for given in paths:
+        try:
+            path = os.path.abspath(given)
+            root = root_of(os.path.join(path, "-") if os.path.isdir(path) else path)
+            key = (root, options, tuple(exclude))
+            if root is not None and key not in _SOLVED:
+                _SOLVED[key] = solved_project(root, options, exclude)
+        except Exception:  # noqa: BLE001 - see seeds_for
+            continue
 
 
 def solved_project(root: str, options: Options, exclude: Sequence[str] = ()) -> Dict[str, ModuleSeeds]:

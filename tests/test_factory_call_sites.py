@@ -207,10 +207,15 @@ def test_a_class_factory_of_another_module_is_reported_at_its_call(tmp_path: Pat
     assert done.stdout.splitlines() == [
         "./app/sync.py:6:18: HTP103 SessionHolder() created in a loop opens a new connection pool every "
         "iteration; create it once, before the loop",
-        "Found 1 finding.",
+        "Found 1 finding. 1 fixable with `flake8-http-pool fix --unsafe-fixes`.",
     ], done.stdout + done.stderr
     [record] = _records(tmp_path)
     assert (record["details"]["factory_path"], record["details"]["factory_line"]) == ("app/base.py", 5)
+    # The promise holds: fix hoists the call above the loop of app/sync.py, and nothing is left to report.
+    fixed = _tool(tmp_path, "fix", "--no-cache", "--unsafe-fixes", ".")
+    assert fixed.returncode in (0, 1), fixed.stderr
+    assert "    holder = SessionHolder()\n    for url in urls:" in (tmp_path / "app/sync.py").read_text()
+    assert _tool(tmp_path, "check", "--no-cache", ".").stdout == ""
 
 
 # -- fix: hoisted above the loop, one connection ---------------------------------------------------------------
@@ -373,3 +378,56 @@ def test_a_factory_that_does_something_per_call_is_not_hoisted(tmp_path: Path) -
     records = _records(tmp_path, "jobs.py")
     assert [(r["line"], r["code"], r["details"]["factory_name"], r["fix"]) for r in records] == [
         (35, "HTP103", "rotating", None), (38, "HTP103", "noisy", None), (41, "HTP103", "plain", "unsafe")]
+
+
+def test_a_factory_of_another_module_that_does_something_per_call_is_not_hoisted(tmp_path: Path) -> None:
+    # The same judgement when the factory lives in another module: the project model reads it in its own
+    # module's summary, and the caller's loop keeps the call of a factory that reads a token pool or prints.
+    factories = """\
+        import itertools
+
+        import requests
+
+        TOKENS = itertools.cycle(["a", "b"])
+
+
+        def rotating():
+            s = requests.Session()
+            s.headers["Authorization"] = next(TOKENS)
+            return s
+
+
+        def noisy():
+            print("new session")
+            return requests.Session()
+
+
+        def plain(token):
+            s = requests.Session()
+            s.headers["Authorization"] = token
+            return s
+        """
+    jobs = """\
+        from factories import noisy, plain, rotating
+
+
+        def run(urls):
+            for u in urls:
+                a = rotating()
+                a.get(u)
+            for u in urls:
+                b = noisy()
+                b.get(u)
+            for u in urls:
+                d = plain("t")
+                d.get(u)
+        """
+    _write(tmp_path, {"pyproject.toml": "", "factories.py": factories, "jobs.py": jobs})
+    records = [r for r in _records(tmp_path, "factories.py", "jobs.py") if r["path"].endswith("jobs.py")]
+    assert [(r["line"], r["code"], r["details"]["factory_name"], r["fix"]) for r in records] == [
+        (6, "HTP103", "rotating", None), (9, "HTP103", "noisy", None), (12, "HTP103", "plain", "unsafe")]
+    fixed = _tool(tmp_path, "fix", "--no-cache", "--unsafe-fixes", "--exit-zero", "factories.py", "jobs.py")
+    assert fixed.returncode == 0, fixed.stderr
+    after = (tmp_path / "jobs.py").read_text()
+    assert "a = rotating()\n        a.get(u)" in after and "b = noisy()\n        b.get(u)" in after, after
+    assert "d = plain(\"t\")\n    for u in urls:" in after, after

@@ -471,16 +471,23 @@ def test_factory_calls_in_other_modules_are_handed_to_the_engine(tmp_path: Path)
         once = net.make_session()
         """})
     assert factories == {"jobs.py": {(5, 8): ("requests.Session", "make_session", "net.py", 3,
-                                              str(tmp_path / "net.py"))}}
+                                              str(tmp_path / "net.py"), True)}}
 
 
-def test_a_cross_module_finding_promises_no_fix(tmp_path: Path) -> None:
-    # `fix` still sees one module at a time: check must not count such a finding as fixable.
+def test_a_cross_module_finding_promises_the_fix_that_fix_makes(tmp_path: Path) -> None:
+    # check counts a finding as fixable only when `fix` fixes it: a wrapper of another module called in a loop
+    # gets a shared session in the wrapper's module (unsafe: the wrapper's callers then share its cookies).
     write(tmp_path, {"pyproject.toml": "", "util.py": _WRAPPER,
                      "main.py": "from util import get_json\n\nfor u in us:\n    get_json(u)\n"})
     [record] = json.loads(run_check(tmp_path, "--format", "json").stdout)
-    assert record["code"] == "HTP102" and record["fix"] is None
-    assert run_check(tmp_path).stdout.splitlines()[-1] == "Found 1 finding."
+    assert record["code"] == "HTP102" and record["fix"] is not None
+    assert record["fix"] == "unsafe", record
+    assert "1 fixable with `flake8-http-pool fix --unsafe-fixes`" in run_check(tmp_path).stdout
+    fixed = subprocess.run([sys.executable, "-m", "flake8_http_pool", "fix", "--unsafe-fixes", "."], cwd=tmp_path,
+                           capture_output=True, text=True, timeout=300)
+    assert fixed.returncode in (0, 1), fixed.stderr
+    assert "requests.Session()" in (tmp_path / "util.py").read_text()
+    assert json.loads(run_check(tmp_path, "--format", "json").stdout) == []
 
 
 def test_the_modules_own_reason_wins(tmp_path: Path) -> None:

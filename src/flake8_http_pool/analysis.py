@@ -49,7 +49,7 @@ class Analysis:
         self.extra_places: Dict[str, Tuple[str, int, str]] = {}
         # Calls of client factories defined in other modules: (line, byte column) -> (client constructor, factory
         # name, path from the project root, line, absolute path) (engine.ModuleSeeds.factories).
-        self.extra_factories: Dict[Tuple[int, int], Tuple[str, str, str, int, str]] = {}
+        self.extra_factories: Dict[Tuple[int, int], Tuple[str, str, str, int, str, bool]] = {}
         # Calls of synchronous functions of other modules that block on HTTP every run (engine.ModuleSeeds.blocking):
         # (line, byte column) -> (blocking call, its path from the project root, line, absolute path, the function
         # called, library). HTP403 where the call is in an async def; a sync def calling one blocks in turn.

@@ -40,11 +40,12 @@ class ModuleSeeds(NamedTuple):
     hot: function key (hot_functions.function_key) -> (reason, path from the project root, line, absolute path)
     of each function hot because of another module; factories: (line, byte column) of each call of a client
     factory defined in another module -> (client constructor, factory name, path from the project root, line of
-    its def, absolute path): such a call is a client constructor call for HTP103/HTP104.
+    its def, absolute path, whether every call of it builds the same client, so HTP103 may hoist it): such a call
+    is a client constructor call for HTP103/HTP104.
     """
 
     hot: Mapping[str, Tuple[str, str, int, str]]
-    factories: Mapping[Tuple[int, int], Tuple[str, str, str, int, str]]
+    factories: Mapping[Tuple[int, int], Tuple[str, str, str, int, str, bool]]
     # blocking: (line, byte column) of each call of a synchronous function of another module that blocks on HTTP
     # every run -> (blocking call, its path from the project root, line, absolute path, function called, library)
     # (HTP403). writers: (line, byte column) of each call of a function of another module that writes a parameter

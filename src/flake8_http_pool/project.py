@@ -39,7 +39,7 @@ Summary = Dict[str, Any]
 # Per file, what the engine gets (engine.ModuleSeeds): functions made hot and factory calls, from other modules.
 Seeds = ModuleSeeds
 
-SUMMARY_VERSION = 5  # bump when the summary's shape or meaning changes (a later cache keys on it)
+SUMMARY_VERSION = 6  # bump when the summary's shape or meaning changes (a later cache keys on it)
 
 # Call kinds in a summary: "call", a call of the function (an edge of the call graph); else the reason the site
 # makes the function it names hot, as hot_functions.py words it ("called in a loop", "mapped over items",
@@ -61,7 +61,7 @@ def summarize(tree: ast.Module, options: Options, analysis: Any = None) -> Summa
     `analysis`: the unseeded `Analysis` the file's check already built from `tree` (the walk is most of the
     cost: a check and its summary share one); None builds one."""
     from .analysis import Analysis, _enclosing_class, _self_names, _unwrap_partial
-    from .checks.connections import client_constructions, local_factories
+    from .checks.connections import client_constructions, local_factories, same_every_call
     from .hot_functions import Unresolved, find_hot_functions, function_key, view_class
 
     if analysis is None:
@@ -187,9 +187,12 @@ def summarize(tree: ast.Module, options: Options, analysis: Any = None) -> Summa
     # The engine's own reading of a client factory (checks/connections.py), so a factory is one whether its
     # callers are in its module or not: "factory" is the constructor, "factory_name" what a message calls it
     # (a class factory is its `__init__`, named by its class: `SessionHolder()`).
-    for func, factory in local_factories(analysis).items():
+    # "factory_same": whether every call builds the same client (HTP103's hoist at a caller in another module).
+    factories = local_factories(analysis)
+    for func, factory in factories.items():
         record = functions[function_key(func)]
         record["factory"], record["factory_name"] = factory.qual, factory.name
+        record["factory_same"] = same_every_call(analysis, func, factories, set())
 
     defs: Dict[str, str] = {}
     classes: Dict[str, Dict[str, str]] = {}
@@ -795,11 +798,11 @@ def _class_clients(project: Project, cls: Tuple[str, str], depth: int) -> Dict[s
 
 
 def _factory_calls(project: Project, worth: Callable[[Ref], bool]
-                   ) -> Dict[str, Dict[Tuple[int, int], Tuple[str, str, str, int, str]]]:
+                   ) -> Dict[str, Dict[Tuple[int, int], Tuple[str, str, str, int, str, bool]]]:
     """Per file, its calls of client factories defined in other modules: (line, column) -> (client constructor,
-    factory name, path from the project root, line of its def, absolute path). A factory's calls in its own
-    module are the engine's already."""
-    found: Dict[str, Dict[Tuple[int, int], Tuple[str, str, str, int, str]]] = {}
+    factory name, path from the project root, line of its def, absolute path, whether every call builds the same
+    client). A factory's calls in its own module are the engine's already."""
+    found: Dict[str, Dict[Tuple[int, int], Tuple[str, str, str, int, str, bool]]] = {}
     for path in list(project.summaries):
         summary = project.summary(path)
         if summary is None:
@@ -817,7 +820,7 @@ def _factory_calls(project: Project, worth: Callable[[Ref], bool]
                 found.setdefault(path, {})[(line, col)] = (factory["factory"],
                                                            factory.get("factory_name") or factory["name"],
                                                            project.modules.relative(target[0]), factory["line"],
-                                                           target[0])
+                                                           target[0], factory.get("factory_same") is True)
     return found
 
 

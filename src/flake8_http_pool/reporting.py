@@ -57,9 +57,12 @@ def annotate(result: Any, kind: str, settings: FixFacts = NO_FACTS, data: Option
                 return [None] * len(findings)
 
         classes = compute() if classes_of is None else list(classes_of(compute))
-        # A finding whose reason (or factory) lies in another module (the project model's) is not one `fix`
-        # sees: it still checks each module alone, so no fix is promised there.
-        classes = [None if f.details.get("hot_file") or f.details.get("factory_file") else c
+        # A finding whose reason lies in another module is planned like any other: `fix` runs with the same
+        # project model, edits this file alone for it (HTP102's shared session in the wrapper's module, HTP103's
+        # hoist of another module's factory), and marks it as it marks the same edit anywhere. HTP104's new
+        # parameter is the exception: it is threaded through callers in other files (fix_across.py), all of them
+        # or none, which this one file's plan cannot promise.
+        classes = [None if f.code == "HTP104" and f.details.get("hot_file") else c
                    for f, c in zip(findings, classes)]
     return FileReport(result, tuple(
         Reported(item, fix, lines[item.finding.line - 1] if 1 <= item.finding.line <= len(lines) else "")

@@ -177,6 +177,18 @@ def _made_by(analysis: "Analysis", call: ast.Call, qual: str, details: Dict[str,
     return made[1]
 
 
+def _builds_the_same_client(analysis: "Analysis", call: ast.Call) -> bool:
+    """Whether a call builds the same client every time it runs (`same_every_call`), so one call above the loop
+    can stand for all of them: a constructor does; a factory of this module or of another (the project model
+    read that one in its own module's summary) does only when its body makes nothing else happen per call."""
+    where = (call.lineno, call.col_offset)
+    local = _local_factory_calls(analysis).get(where)
+    if local is not None:
+        return local[3]
+    made = analysis.extra_factories.get(where) if analysis.extra_factories else None
+    return made is None or (len(made) > 5 and made[5] is True)
+
+
 # -- client factories of this module (RULES.md, "Client factory") ---------------------------------------
 
 class Factory(NamedTuple):
@@ -300,7 +312,7 @@ def _factory_call_sites(analysis: "Analysis") -> List[Tuple[ast.Call, Ctx, Funct
 
 def _local_factory_calls(analysis: "Analysis") -> Dict[Tuple[int, int], Tuple[str, str, int, bool]]:
     """(line, column) of each call of a client factory of this module -> (constructor, factory name, def line,
-    whether every call of it builds the same client: `_same_every_call`)."""
+    whether every call of it builds the same client: `same_every_call`)."""
     index = getattr(analysis, "_factory_calls_index", None)
     if index is None:
         factories = local_factories(analysis)
@@ -311,12 +323,12 @@ def _local_factory_calls(analysis: "Analysis") -> Dict[Tuple[int, int], Tuple[st
             if func.name == "__init__":
                 name = dotted_name(call.func) or name  # the class called: a subclass builds the base's client
             index[(call.lineno, call.col_offset)] = (factory.qual, name, factory.line,
-                                                     _same_every_call(analysis, func, factories, set()))
+                                                     same_every_call(analysis, func, factories, set()))
         setattr(analysis, "_factory_calls_index", index)
     return index  # type: ignore[no-any-return]
 
 
-def _same_every_call(analysis: "Analysis", func: FunctionInfo, factories: Dict[FunctionInfo, Factory],
+def same_every_call(analysis: "Analysis", func: FunctionInfo, factories: Dict[FunctionInfo, Factory],
                      seen: Set[FunctionInfo]) -> bool:
     """Whether every call of the factory builds the same client from the same arguments, so hoisting its call
     out of a loop changes only how many are made (HTP103's fix): a class factory (`_only_builds` says so), or a
@@ -368,7 +380,7 @@ def _pure_call(analysis: "Analysis", func: FunctionInfo, call: ast.Call, local: 
         if node is call:
             target = analysis.function_target(call.func, ctx)
             return target is not None and target in factories \
-                and _same_every_call(analysis, target, factories, seen)
+                and same_every_call(analysis, target, factories, seen)
     return False
 
 
@@ -526,7 +538,7 @@ def client_created_in_loop(analysis: "Analysis") -> Iterator[Hit]:
             # Hoisted inside a function that runs many times, the client would be made per call: HTP104.
             and not (ctx.func is not None and ctx.func in analysis.hot)
             # A factory that does something per call (reads a token pool, counts, logs) stays in the loop.
-            and _local_factory_calls(analysis).get((call.lineno, call.col_offset), (None, None, None, True))[3]
+            and _builds_the_same_client(analysis, call)
         )
         details = _construction_details(qual, ctx, fate)
         details.update(loop=span(loop_stmt), hoistable=hoistable)

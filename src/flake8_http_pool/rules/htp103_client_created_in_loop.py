@@ -80,7 +80,7 @@ next one. Review that the iterations share no session state before applying it.
 A call of a client factory, of the same module or another module of the project, made in a loop, moves above
 the loop at its call site under the same conditions (its arguments use no name the loop binds; the loop
 neither configures, mounts on nor closes the client, `holder.session.headers.update(...)` included for a
-class factory's instance); the factory is not touched. A factory of the same module must also build the
+class factory's instance); the factory is not touched. The factory, of whichever module, must also build the
 same client on every call: a class factory, or a function that only builds and configures its client from
 its parameters, constants and HTTP-library calls; one that reads changing state (`next(TOKENS)`), prints,
 logs or stores elsewhere does that once per call, so its call stays in the loop (report only). Such a call

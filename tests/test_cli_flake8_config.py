@@ -67,7 +67,7 @@ def test_config_option_takes_a_flake8_file_and_unknown_http_pool_keys_warn(tmp_p
     assert _htp(result.stdout) == ["a.py:6:12: HTP102"], result.stderr
     assert [line for line in result.stderr.splitlines() if "http-pool-hot-decorator'" in line] == [
         f"flake8-http-pool: warning: {config}: unknown key 'http-pool-hot-decorator' in [flake8], ignored "
-        "(known: http-pool-hot-decorators, http-pool-unpooled-calls)"]
+        "(known: http-pool-hot-decorators, http-pool-unpooled-calls, http-pool-cache-dir)"]
 
 
 def test_flake8_per_file_ignores_string_forms():

@@ -131,3 +131,32 @@ def test_the_main_flake8_process_solves_the_project_once_for_all_its_workers(tmp
     assert done.stdout.count("HTP102") == 1, done.stdout + done.stderr
     parsed = _parsed(log)
     assert parsed and len(parsed) == len(set(parsed)), parsed
+
+
+def test_the_cache_folder_is_the_one_the_project_or_flake8_names(tmp_path: Path) -> None:
+    # `check` and the plugin share one cache: the plugin reads `cache-dir` from the project's config, as check
+    # does; flake8's own --http-pool-cache-dir (or `http-pool-cache-dir` in [flake8]) names it too.
+    root = _project(tmp_path / "a")
+    _write(root, {"pyproject.toml": '[tool.flake8-http-pool]\ncache-dir = ".lint/htp"\n'})
+    environment = {key: value for key, value in os.environ.items() if key != "FLAKE8_HTTP_POOL_CACHE_DIR"}
+    done = subprocess.run([sys.executable, "-m", "flake8", "--select", "HTP", "app/http.py"], cwd=root,
+                          capture_output=True, text=True, timeout=180, env=environment)
+    assert done.stdout.startswith(_FOUND), done.stdout + done.stderr
+    assert (root / ".lint" / "htp" / "CACHEDIR.TAG").exists() and not (root / CACHE).exists()
+
+    other = _project(tmp_path / "b")
+    _write(other, {"setup.cfg": "[flake8]\nhttp-pool-cache-dir = .lint/cfg\n"})
+    done = subprocess.run([sys.executable, "-m", "flake8", "--select", "HTP", "app/http.py"], cwd=other,
+                          capture_output=True, text=True, timeout=180, env=environment)
+    assert done.stdout.startswith(_FOUND), done.stdout + done.stderr
+    assert (other / ".lint" / "cfg" / "CACHEDIR.TAG").exists() and not (other / CACHE).exists()
+    # check reads the same key from the same section, so both tools share that folder.
+    checked = subprocess.run([sys.executable, "-m", "flake8_http_pool", "check", "."], cwd=other,
+                             capture_output=True, text=True, timeout=180, env=environment)
+    assert "HTP102" in checked.stdout and "unknown key" not in checked.stderr, checked.stdout + checked.stderr
+    assert not (other / CACHE).exists()
+
+    named = _flake8(root, "--http-pool-cache-dir", str(tmp_path / "elsewhere"), "app/http.py")
+    assert named.stdout.startswith(_FOUND) and (tmp_path / "elsewhere" / "CACHEDIR.TAG").exists()
+    # Where the cache lives changes no finding: under --isolated the project's folder is still the one used.
+    assert _flake8(root, "app/http.py").stdout.startswith(_FOUND) and not (root / CACHE).exists()

@@ -47,7 +47,7 @@ BOOLEAN_KEYS = frozenset({"application", "preview"})
 FLAKE8_FILES = ("setup.cfg", "tox.ini", ".flake8")
 FLAKE8_SECTION = "flake8"
 # Our own keys in a `[flake8]` section (the plugin registers them with flake8 as --http-pool-...).
-FLAKE8_OWN_KEYS = ("http-pool-hot-decorators", "http-pool-unpooled-calls")
+FLAKE8_OWN_KEYS = ("http-pool-hot-decorators", "http-pool-unpooled-calls", "http-pool-cache-dir")
 # flake8's own keys whose HTP part is ours: the rest of each value (E501, W6...) is flake8's business.
 FLAKE8_CODE_KEYS = ("select", "extend-select", "ignore", "extend-ignore")
 FLAKE8_FILE_KEYS = ("exclude", "extend-exclude")
@@ -198,7 +198,7 @@ def load_config(path: str, require_table: bool = False) -> Config:
         elif name == "cache-dir":
             if not isinstance(value, str) or not value.strip():
                 raise ConfigError(f"{path}: {key} must be a folder (a string)")
-            flags[name] = os.path.join(os.path.dirname(os.path.abspath(path)), os.path.expanduser(value))  # type: ignore[assignment]
+            flags[name] = _folder_beside(path, value)  # type: ignore[assignment]
         elif name in BOOLEAN_KEYS:
             if not isinstance(value, bool):
                 raise ConfigError(f"{path}: {key} must be true or false")
@@ -340,8 +340,14 @@ def load_flake8_config(path: str, require_table: bool = False) -> Config:
         per_file_ignores=taken.get("per-file-ignores", ()),
         hot_decorators=split_list(taken.get("http-pool-hot-decorators")),
         unpooled_calls=_patterns(taken.get("http-pool-unpooled-calls", "")),
+        cache_dir=_folder_beside(path, taken["http-pool-cache-dir"]) if taken.get("http-pool-cache-dir") else None,
         warnings=warnings,
     )
+
+
+def _folder_beside(config_path: str, value: str) -> str:
+    """A folder named in a config file: a relative one is taken from that file's folder."""
+    return os.path.join(os.path.dirname(os.path.abspath(config_path)), os.path.expanduser(value.strip()))
 
 
 def discover_config(start: Optional[str] = None) -> Config:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 import sys
-from typing import Any, Iterator, List, Sequence, Tuple
+from typing import Any, Iterator, List, Optional, Sequence, Tuple
 
 from . import __version__
 from .engine import check_lines
@@ -19,6 +19,7 @@ class HttpPoolChecker:
     version = __version__
     options: Options = DEFAULT_OPTIONS
     exclude: Tuple[str, ...] = ()  # flake8's exclude and extend-exclude: not part of the project either
+    cache_dir: Optional[str] = None  # see parse_options
     from_stdin = False  # `flake8 -`: the file on disk is not what is checked, so it is checked alone
 
     def __init__(self, tree: ast.Module, lines: Sequence[str], filename: str = "") -> None:
@@ -43,6 +44,14 @@ class HttpPoolChecker:
             help="In-house calls that open their own connection, as ast-grep patterns, one per line "
             "(`mycorp.http.get($$$)`, `legacy_fetch($URL)`): they count as unpooled calls, like requests.get.",
         )
+        manager.add_option(
+            "--http-pool-cache-dir",
+            default="",
+            parse_from_config=True,
+            normalize_paths=True,
+            help="The whole-project analysis's cache folder (default: `cache-dir` of the project's "
+            "[tool.flake8-http-pool], else FLAKE8_HTTP_POOL_CACHE_DIR, else .flake8-http-pool-cache at the project root).",
+        )
 
     @classmethod
     def parse_options(cls, options: Any) -> None:
@@ -52,19 +61,23 @@ class HttpPoolChecker:
         )
         cls.exclude = tuple(getattr(options, "exclude", None) or ()) + tuple(
             getattr(options, "extend_exclude", None) or ())
+        # The cache folder flake8 was told, else (None) the one the project's config names. That one is read even
+        # under `flake8 --isolated` (which flake8's parse hides from plugins): where the cache lives changes no
+        # finding, and `check` and flake8 then share it.
+        cls.cache_dir = getattr(options, "http_pool_cache_dir", None) or None
         filenames = list(getattr(options, "filenames", None) or ())
         cls.from_stdin = "-" in filenames
         if not cls.from_stdin:
             from .plugin_project import prepare
 
-            prepare(filenames or ["."], cls.options, cls.exclude)
+            prepare(filenames or ["."], cls.options, cls.exclude, cls.cache_dir)
 
     def run(self) -> Iterator[Tuple[int, int, str, type]]:
         seeds = None
         if self.filename and not self.from_stdin and self.filename not in ("-", "stdin"):
             from .plugin_project import seeds_for
 
-            seeds = seeds_for(self.filename, self.options, self.exclude)
+            seeds = seeds_for(self.filename, self.options, self.exclude, self.cache_dir)
         findings: List = check_lines(self.tree, self.lines, self.options, seeds)
         for finding in findings:
             yield finding.line, finding.col, finding.text(), type(self)

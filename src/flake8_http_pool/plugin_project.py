@@ -35,8 +35,9 @@ SKIPPED = frozenset({".git", ".hg", ".svn", ".tox", ".nox", ".venv", "venv", "en
 PROJECT_LIMIT = 10_000
 ENV_PROJECT_LIMIT = "FLAKE8_HTTP_POOL_PROJECT_LIMIT"
 
-# Per process: the solved seeds of each (root, options, excludes) met so far, and each folder's root.
-_SOLVED: Dict[Tuple[str, Options, Tuple[str, ...]], Dict[str, ModuleSeeds]] = {}
+# Per process: the solved seeds of each (root, options, excludes, cache folder asked for) met so far, and each
+# folder's root.
+_SOLVED: Dict[Tuple[str, Options, Tuple[str, ...], Optional[str]], Dict[str, ModuleSeeds]] = {}
 _ROOTS: Dict[str, Optional[str]] = {}
 
 
@@ -71,7 +72,8 @@ def root_of(filename: str) -> Optional[str]:
     return _ROOTS[folder]
 
 
-def seeds_for(filename: str, options: Options, exclude: Sequence[str] = ()) -> Optional[ModuleSeeds]:
+def seeds_for(filename: str, options: Options, exclude: Sequence[str] = (),
+              cache_dir: Optional[str] = None) -> Optional[ModuleSeeds]:
     """The seeds of `filename` from its project; None when it has none, has no project, or anything fails."""
     try:
         path = os.path.abspath(filename)
@@ -80,15 +82,16 @@ def seeds_for(filename: str, options: Options, exclude: Sequence[str] = ()) -> O
         root = root_of(path)
         if root is None:
             return None
-        key = (root, options, tuple(exclude))
+        key = (root, options, tuple(exclude), cache_dir)
         if key not in _SOLVED:
-            _SOLVED[key] = solved_project(root, options, exclude)
+            _SOLVED[key] = solved_project(root, options, exclude, cache_dir)
         return _SOLVED[key].get(path)
     except Exception:  # noqa: BLE001 - the model's failure costs the cross-module findings, never the run
         return None
 
 
-def prepare(paths: Sequence[str], options: Options, exclude: Sequence[str] = ()) -> None:
+def prepare(paths: Sequence[str], options: Options, exclude: Sequence[str] = (),
+            cache_dir: Optional[str] = None) -> None:
     """Solve the projects of the paths flake8 was given (files or folders) before its workers start: they fork
     from this process and inherit the result, so a tree is walked (and a cold project solved) once per run, not
     once per worker. Nothing here may fail the run: a path that cannot be solved is left to `seeds_for`."""
@@ -96,20 +99,23 @@ def prepare(paths: Sequence[str], options: Options, exclude: Sequence[str] = ())
         try:
             path = os.path.abspath(given)
             root = root_of(os.path.join(path, "-") if os.path.isdir(path) else path)
-            key = (root, options, tuple(exclude))
+            key = (root, options, tuple(exclude), cache_dir)
             if root is not None and key not in _SOLVED:
-                _SOLVED[key] = solved_project(root, options, exclude)
+                _SOLVED[key] = solved_project(root, options, exclude, cache_dir)
         except Exception:  # noqa: BLE001 - see seeds_for
             continue
 
 
-def solved_project(root: str, options: Options, exclude: Sequence[str] = ()) -> Dict[str, ModuleSeeds]:
+def solved_project(root: str, options: Options, exclude: Sequence[str] = (),
+                   cache_dir: Optional[str] = None) -> Dict[str, ModuleSeeds]:
     """The whole project's seeds, through the cache (see the module docstring); without one when the cache
-    folder cannot be written."""
+    folder cannot be written. The folder is `cache_dir` (flake8's --http-pool-cache-dir), else, when that is
+    None, the one the project's own config names (`cache-dir`, as `check` reads it), else the environment's or
+    the default."""
     from .project import project_seeds
     from .project_cache import (CACHE_DIR_NAME, ProjectCache, cache_folder, content_hash, options_fingerprint)
 
-    folder = cache_folder(root)
+    folder = cache_folder(root, cache_dir if cache_dir is not None else _configured_cache_dir(root))
     limit = _limit()
     files: List[str] = []
     for path in project_files(root, exclude, os.path.basename(folder) or CACHE_DIR_NAME):
@@ -157,6 +163,17 @@ def solved_project(root: str, options: Options, exclude: Sequence[str] = ()) -> 
     if fresh != index:
         cache.store_blob("s", "index\0" + index_key, fresh)
     return found
+
+
+def _configured_cache_dir(root: str) -> Optional[str]:
+    """`cache-dir` of the config `check` would find from the project root, None without one (a config that does
+    not load is `check`'s to report: here it means the default folder)."""
+    from .config import ConfigError, discover_config
+
+    try:
+        return discover_config(root).cache_dir
+    except (ConfigError, OSError, ValueError):
+        return None
 
 
 def _digest_of(hashes: List[Tuple[str, str]]) -> str:

@@ -105,3 +105,27 @@ def test_each_file_gets_its_own_projects_patches(tmp_path: Path) -> None:
     assert result.returncode == 1, result.stderr  # the report-only site is left: ruff's exit 1
     assert (tmp_path / "patched" / "client.py").read_text() == loop  # report only: the tests patch requests.get
     assert "session.get(url)" in (tmp_path / "plain" / "client.py").read_text()
+
+
+def test_a_project_is_gathered_once_however_many_of_its_modules_are_fixed(tmp_path: Path) -> None:
+    """Each module has its own `named_elsewhere`; the project's patches are the same for all of them, so the
+    patching test file is read once, not once per module (on a 10,000-file tree that was hours)."""
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / "pyproject.toml").write_text("")
+    for index in range(4):
+        (tmp_path / f"client_{index}.py").write_text(
+            f"import requests\n\n\ndef fetch_{index}(urls):\n    for url in urls:\n        requests.get(url)\n")
+    (tmp_path / "main.py").write_text("".join(f"from client_{i} import fetch_{i}\n" for i in range(4)))
+    (tmp_path / "test_clients.py").write_text('from unittest import mock\nmock.patch("client_0.requests.get")\n')
+    log = tmp_path.parent / f"{tmp_path.name}-parsed.txt"
+    environment = dict(os.environ, FLAKE8_HTTP_POOL_PARSE_LOG=str(log))
+    done = subprocess.run([sys.executable, "-m", "flake8_http_pool", "fix", "--check", "--unsafe-fixes", "--isolated",
+                           "--no-cache", "--jobs", "1", "."], cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                          env=environment)
+    assert done.returncode == 1, done.stdout + done.stderr  # client_1..3 would change; client_0 is patched
+    parsed = [os.path.basename(line) for line in log.read_text().splitlines()]
+    # Once for the fix facts (the project model's gate passes it over), not once per module planned.
+    assert parsed.count("test_clients.py") == 1, parsed

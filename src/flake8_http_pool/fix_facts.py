@@ -270,7 +270,9 @@ def facts_for_file(path: str, settings: FixFacts = NO_FACTS, walked_root: Option
     root = find_project_root(path) or (os.path.abspath(walked_root) if walked_root else None)
     if root is None:
         return settings._replace(module=module_name(path))
-    key = (root, settings)
+    # The project's facts do not depend on which of its modules asks: `named_elsewhere` is the module's own, so
+    # it stays out of the key (in it, every module would walk and gather the whole project again).
+    key = (root, settings._replace(named_elsewhere=None))
     if key not in _GATHERED:
-        _GATHERED[key] = gather_fix_facts(root, settings)
-    return _GATHERED[key]._replace(module=module_name(path))
+        _GATHERED[key] = gather_fix_facts(root, key[1])
+    return _GATHERED[key]._replace(module=module_name(path), named_elsewhere=settings.named_elsewhere)

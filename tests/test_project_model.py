@@ -474,6 +474,36 @@ def test_factory_calls_in_other_modules_are_handed_to_the_engine(tmp_path: Path)
                                               str(tmp_path / "net.py"), True)}}
 
 
+def test_a_partial_of_a_client_constructor_is_a_factory_other_modules_call(tmp_path: Path) -> None:
+    factories = factories_of(tmp_path, {"pyproject.toml": "", "net.py": """\
+        import functools
+        from functools import partial
+
+        import httpx
+        import requests
+
+        make = functools.partial(requests.Session)
+        client = partial(httpx.Client, timeout=5)
+        shared = partial(httpx.Client, transport=TRANSPORT)  # hands on a pool made elsewhere: no new one
+        shout = partial(print, "!")
+        rebound = partial(requests.Session)
+        rebound = None
+        """, "jobs.py": """\
+        import net
+        from net import client, make, rebound, shared, shout
+
+        for u in urls:
+            make().get(u)
+            net.client().get(u)
+            shared().get(u)
+            shout(u)
+            rebound()
+        """})
+    net = str(tmp_path / "net.py")
+    assert factories == {"jobs.py": {(5, 4): ("requests.Session", "make", "net.py", 7, net, True),
+                                     (6, 4): ("httpx.Client", "client", "net.py", 8, net, True)}}
+
+
 def test_a_cross_module_finding_promises_the_fix_that_fix_makes(tmp_path: Path) -> None:
     # check counts a finding as fixable only when `fix` fixes it: a wrapper of another module called in a loop
     # gets a shared session in the wrapper's module (unsafe: the wrapper's callers then share its cookies).

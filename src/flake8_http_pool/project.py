@@ -39,7 +39,7 @@ Summary = Dict[str, Any]
 # Per file, what the engine gets (engine.ModuleSeeds): functions made hot and factory calls, from other modules.
 Seeds = ModuleSeeds
 
-SUMMARY_VERSION = 6  # bump when the summary's shape or meaning changes (a later cache keys on it)
+SUMMARY_VERSION = 7  # bump when the summary's shape or meaning changes (a later cache keys on it)
 
 # Call kinds in a summary: "call", a call of the function (an edge of the call graph); else the reason the site
 # makes the function it names hot, as hot_functions.py words it ("called in a loop", "mapped over items",
@@ -211,7 +211,38 @@ def summarize(tree: ast.Module, options: Options, analysis: Any = None) -> Summa
                "classes": classes, "exports": exports, "stars": stars,
                "library_roots": sorted(library_roots & ROOT_MODULES)}
     _add_rule_facts(analysis, summary, ref_of, imported)
+    _add_partial_factories(analysis, summary)
     return summary
+
+
+def _add_partial_factories(analysis: Any, summary: Summary) -> None:
+    """A module-level name bound to `functools.partial(<client constructor>, ...)` is a client factory too
+    (RULES.md, "Client factory"): each call of it builds a new client, the same one every call (its arguments
+    were evaluated once, when it was bound). It has no def, so it gets a record of its own under its name,
+    calling nothing, which other modules reach as they reach a top-level def. This module's own calls of it are
+    the engine's already (a name bound to a partial of a constructor means that constructor)."""
+    from .analysis import _unwrap_partial
+    from .checks.connections import _shares_pool
+    from .libraries import CLIENT_CONSTRUCTORS
+
+    top = analysis.facts.module_scope
+    for name, bindings in top.bindings.items():
+        binding = bindings[-1]
+        value = binding.value
+        if binding.kind != ASSIGN or not isinstance(value, ast.Call) or name in summary["defs"] \
+                or name in summary["classes"] or name in summary["functions"] or _shares_pool(value):
+            continue
+        inner = _unwrap_partial(value)
+        if inner is value:
+            continue
+        meaning = analysis.meaning(inner, top)
+        if meaning is None or meaning.kind != "lib" or meaning.qual not in CLIENT_CONSTRUCTORS:
+            continue
+        summary["functions"][name] = {
+            "name": name, "line": value.lineno, "calls": [], "hot": None, "unpooled": False, "client": True,
+            "wrapper": False, "factory": meaning.qual, "factory_name": name, "factory_same": True, "blocks": None,
+            "always": [], "writes": [], "handoffs": []}
+        summary["defs"][name] = name
 
 
 def _add_rule_facts(analysis: Any, summary: Summary, ref_of: Callable[[ast.AST, Any], Optional[Ref]],

@@ -31,13 +31,15 @@ message names the factory: `make_session() created in a loop ...`), never at the
 factory. A factory is:
 - a function whose every return hands out a client it builds, or another factory's client (also one yielded
   from a `@contextmanager`); one that on another path returns a client it keeps is none;
-- a `functools.partial` of a constructor bound to a module name (reported as the constructor; in its own
-  module only, not yet when imported from another);
+- a `functools.partial` of a constructor bound to a module name (reported as the constructor in its own
+  module, and by its name where another module imports and calls it); one handed a pool made elsewhere
+  (`connector=`, `transport=`, `session=`) builds none;
 - a class whose `__init__` only builds and stores a client: every statement of it is a docstring, `pass`,
   `super().__init__(...)`, an assignment to `self.<attribute>` of a parameter, a constant, a client
   constructor or a factory call, or configures the client it stored (`self.session.mount(...)`,
   `self.session.headers[...] = token`) from parameters, constants and HTTP-library calls; and at least one
-  stores a client, or is `super().__init__(...)` of a factory base of the same module. A class whose
+  stores a client, or is `super().__init__(...)` of a factory base of the same module (not yet a base
+  imported from another module). A class whose
   `__init__` does anything else (opens a file, starts a thread, branches) holds a client but is not a
   factory; a class storing a client it was passed builds none.
 

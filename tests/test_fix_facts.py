@@ -129,3 +129,20 @@ def test_a_project_is_gathered_once_however_many_of_its_modules_are_fixed(tmp_pa
     parsed = [os.path.basename(line) for line in log.read_text().splitlines()]
     # Once for the fix facts (the project model's gate passes it over), not once per module planned.
     assert parsed.count("test_clients.py") == 1, parsed
+
+
+def test_reading_the_projects_tests_for_patches_prints_no_parser_warning(tmp_path: Path) -> None:
+    """check's marks read the project's test files for patches; a test's `1if x else 0` (a SyntaxWarning since
+    Python 3.10) is that file's business, not a line on this run's stderr."""
+    import subprocess
+    import sys
+
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "client.py").write_text("import requests\n\nfor url in URLS:\n    requests.get(url)\n")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_client.py").write_text(
+        'from unittest import mock\nmock.patch("client.requests.get")\nx = 1if True else 0\n')
+    done = subprocess.run([sys.executable, "-m", "flake8_http_pool", "check", "--isolated", "--no-cache", "client.py"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1 and "HTP101" in done.stdout, done.stdout + done.stderr
+    assert done.stderr == ""

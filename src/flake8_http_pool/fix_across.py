@@ -23,7 +23,7 @@ from .engine import ModuleSeeds, analyze
 from .fix_facts import FixFacts
 from .noqa import unsuppressed
 from .options import Options
-from .source_files import SourceError, decode_source, parse_source, read_bytes
+from .source_files import SourceError, decode_source, parse_source, quiet_parse, read_bytes
 
 
 class FileChange(NamedTuple):
@@ -300,7 +300,7 @@ def _run(source: _Source, plan: List[Any]) -> str:
 def _without_unused_import(text: str, name: str) -> str:
     """`text` less its top-level `import X` binding `name` alone, when nothing else in it uses `name` any more
     (the client is made in the callers' modules now, which import it themselves: the import still runs)."""
-    tree = ast.parse(text)
+    tree = quiet_parse(text)
     if any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(tree)):
         return text
     statements = [n for n in tree.body if isinstance(n, ast.Import) and len(n.names) == 1
@@ -318,7 +318,7 @@ def _without_unused_import(text: str, name: str) -> str:
 def _with_import(text: str, statement: str) -> str:
     """`text` with `statement` (an `import X`) after the module's last top-level import, else after its
     docstring, else first."""
-    tree = ast.parse(text)
+    tree = quiet_parse(text)
     after = 0
     for node in tree.body:
         if isinstance(node, (ast.Import, ast.ImportFrom)):

@@ -202,6 +202,7 @@ def project_patches(files: Iterable[str]) -> Set[str]:
         if len(data) > 4 * 1024 * 1024 or not may_patch(data):
             continue
         from .project_cache import content_hash, log_parse
+        from .source_files import quiet_compiler
 
         key = content_hash(data) if _cache is not None else ""
         if _cache is not None:
@@ -211,7 +212,8 @@ def project_patches(files: Iterable[str]) -> Set[str]:
                 continue
         log_parse(path)
         try:
-            tree = ast.parse(data, filename=path)
+            with quiet_compiler():  # a test file's `1if x else y` is not this run's to warn about
+                tree = ast.parse(data, filename=path)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue
         targets = tuple(sorted(set(patch_targets(tree))))

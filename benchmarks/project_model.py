@@ -65,14 +65,16 @@ def _drop_cache(root: Path) -> None:
     shutil.rmtree(root / CACHE_FOLDER, ignore_errors=True)
 
 
-def _rounds(commands: Dict[str, Callable[[], Timed]], rounds: int) -> Dict[str, List[Timed]]:
-    """Each command once per round, alternating the order (A B C, C B A, ...)."""
+def _rounds(commands: Dict[str, Callable[[], Timed]], rounds: int,
+            allowed: Sequence[int] = (0, 1)) -> Dict[str, List[Timed]]:
+    """Each command once per round, alternating the order (A B C, C B A, ...); an exit code not `allowed` stops
+    the benchmark."""
     samples: Dict[str, List[Timed]] = {name: [] for name in commands}
     for r in range(rounds):
         order = list(commands) if r % 2 == 0 else list(reversed(commands))
         for name in order:
             result = commands[name]()
-            if result.returncode not in (0, 1):
+            if result.returncode not in allowed:
                 raise RuntimeError(f"{name} exited {result.returncode}")
             samples[name].append(result)
     return samples
@@ -134,7 +136,9 @@ def _check_on_tree(root: Path, rounds: int) -> Dict[str, List[Timed]]:
         "ruff_warm": ruff_warm,
     }
     try:
-        return _rounds(commands, rounds)
+        # The full tree holds the standard library's deliberately undecodable test files: `check` reports each as
+        # E999 and, by the command-line contract, exits 2 even with --exit-zero (ruff's exit there is 0 or 1).
+        return _rounds(commands, rounds, allowed=(0, 1, 2))
     finally:
         edited.write_text(original)
         shutil.rmtree(ruff_cache, ignore_errors=True)

@@ -34,6 +34,37 @@ def test_patch_targets_found(source: str, target: str) -> None:
     assert target in set(patch_targets(ast.parse(source)))
 
 
+def test_a_name_imported_from_two_modules_gives_a_target_through_each() -> None:
+    """`try: import winreg` / `except ImportError: import _winreg as winreg`: the patch lands on whichever is
+    imported at run time, so both count (a report-only site too many, never a mock bypassed)."""
+    source = ("from unittest import mock\ntry:\n    import winreg\nexcept ImportError:\n    import _winreg as winreg\n"
+              "mock.patch.object(winreg, 'OpenKey')\n")
+    assert {"winreg.OpenKey", "_winreg.OpenKey"} <= set(patch_targets(ast.parse(source)))
+
+
+def test_an_import_below_the_patch_still_resolves_it() -> None:
+    source = "def test(monkeypatch):\n    monkeypatch.setattr(requests, 'get', f)\n\nimport requests\n"
+    assert set(patch_targets(ast.parse(source))) == {"requests.get"}
+
+
+@pytest.mark.parametrize(
+    "source, passes",
+    [
+        ("from unittest import mock\nmock.patch('a.b')\n", True),
+        ("def test(monkeypatch):\n    import app.net\n    app.net.get = fake\n", True),
+        ("def test(mocker):\n    import app.net\n    app.net.get = fake\n", True),
+        ("setattr(obj, 'x', 1)\n", True),
+        ("import requests\nrequests.get = wrapped\n", True),
+        ("import events\nevents.dispatch(e)\nevents.handler = h\n", False),  # `dispatch` is not `patch`
+        ("import app\nresult = app.patches_applied\n", False),
+    ],
+)
+def test_the_patch_gate_takes_whole_words(source: str, passes: bool) -> None:
+    from flake8_http_pool.fix_facts import may_patch
+
+    assert may_patch(source.encode()) is passes
+
+
 def test_attribute_stores_on_local_objects_are_not_patches() -> None:
     source = "class A: pass\na = A()\na.get = 1\nself_x = object()\n"
     assert not set(patch_targets(ast.parse(source)))
@@ -128,7 +159,52 @@ def test_a_project_is_gathered_once_however_many_of_its_modules_are_fixed(tmp_pa
     assert done.returncode == 1, done.stdout + done.stderr  # client_1..3 would change; client_0 is patched
     parsed = [os.path.basename(line) for line in log.read_text().splitlines()]
     # Once for the fix facts (the project model's gate passes it over), not once per module planned.
-    assert parsed.count("test_clients.py") == 1, parsed
+    assert parsed.count("test_clients.py (patches)") == 1, parsed
+
+
+def _parse_log_of_check(tmp_path: Path, *arguments: str) -> tuple:
+    import os
+    import subprocess
+    import sys
+
+    log = tmp_path.parent / f"{tmp_path.name}-check-parsed.txt"
+    log.unlink(missing_ok=True)
+    environment = dict(os.environ, FLAKE8_HTTP_POOL_PARSE_LOG=str(log))
+    done = subprocess.run([sys.executable, "-m", "flake8_http_pool", "check", "--isolated", "--no-cache", *arguments],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300, env=environment)
+    parsed = [os.path.basename(line) for line in log.read_text().splitlines()] if log.exists() else []
+    return done, parsed
+
+
+def test_check_reads_a_projects_tests_for_patches_once_across_its_workers(tmp_path: Path) -> None:
+    """check's fix marks need the project's patches: the run gathers them once, shared out among its workers
+    (each worker gathering the whole project was a second pass over every test file per worker)."""
+    (tmp_path / "pyproject.toml").write_text("")
+    for index in range(6):
+        (tmp_path / f"client_{index}.py").write_text(
+            f"import requests\n\n\ndef fetch_{index}(urls):\n    for url in urls:\n        requests.get(url)\n")
+    (tmp_path / "test_clients.py").write_text('from unittest import mock\nmock.patch("client_0.requests.get")\n')
+    done, parsed = _parse_log_of_check(tmp_path, "--jobs", "2", "--output-format", "json", ".")
+    assert done.returncode == 1, done.stdout + done.stderr
+    # Once for the patches (each of two workers gathered them: twice).
+    assert parsed.count("test_clients.py (patches)") == 1, parsed
+    import json
+
+    fixes = {record["path"]: record["fix"] for record in json.loads(done.stdout)}
+    # The patched module's site is report only; the others keep their (unsafe) fix: the facts reached the
+    # worker that marked each file.
+    assert fixes.pop("./client_0.py") is None, fixes
+    assert set(fixes.values()) == {"unsafe"}, fixes
+
+
+def test_a_clean_project_is_not_read_for_patches(tmp_path: Path) -> None:
+    """Patches only change what a finding's mark says: with no finding, no test file is read for them."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "client.py").write_text("import requests\n\nrequests.get(URL, timeout=5)\n")
+    (tmp_path / "test_client.py").write_text('from unittest import mock\nmock.patch("client.requests.get")\n')
+    done, parsed = _parse_log_of_check(tmp_path, ".")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "test_client.py (patches)" not in parsed, parsed
 
 
 def test_reading_the_projects_tests_for_patches_prints_no_parser_warning(tmp_path: Path) -> None:

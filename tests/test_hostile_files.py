@@ -218,7 +218,9 @@ def test_the_patch_gate_reads_names_as_the_parser_does():
     from flake8_http_pool.fix_facts import may_patch
 
     assert may_patch("ｒｅｑｕｅｓｔｓ.Session = Fake\n".encode())
-    assert may_patch("ｍｏｃｋｅｒ.stub()\n".encode())
+    assert may_patch("ｍｏｃｋｅｒ.stub()\n".encode())  # pytest-mock's fixture, as the parser reads it
+    assert may_patch("ｍｏｃｋ.ｐａｔｃｈ(\"a.b\")\n".encode())
+    assert not may_patch(b"dispatch(event)\n")
     assert not may_patch("s = 'ｈｅｌｌｏ'\n".encode())
     assert not may_patch(b"x = 1\n")
 

@@ -340,18 +340,6 @@ def stdin_display(args: argparse.Namespace) -> str:
     return args.stdin_filename or STDIN_NAME
 
 
-def _check_job(shared: Any, candidate: Any) -> Any:
-    """In a worker: check one file with the settings its key names (the command line's `Overrides` are `shared`),
-    and mark each finding with the fix `fix` would make there."""
-    from .checking import check_file
-    from .reporting import annotate
-    from .settings import resolved
-
-    settings = resolved(shared, candidate.key)
-    result = check_file(candidate.path, candidate.kind, settings.options, settings.codes, candidate.hot)
-    return annotate(result, candidate.kind, settings.fix_facts(), facts_path=candidate.path)
-
-
 def _crashed(candidate: Any) -> Any:
     from .checking import FileResult
     from .reporting import FileReport

@@ -15,20 +15,24 @@ import os
 import re
 from typing import Any, Dict, FrozenSet, Iterable, Iterator, NamedTuple, Optional, Set, Tuple
 
-from .bindings import dotted_name, import_names
+from .bindings import dotted_name
 
 # What marks a project's root, nearest first (as ruff, mypy and pre-commit find one).
 ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
 # Calls whose first argument names what they patch (a dotted string), or whose first two name an object and
 # the attribute patched on it.
 _PATCH_CALLS = frozenset({"patch", "setattr", "patch.object", "patch.dict", "delattr"})
-# A file can patch only through one of these words, or by assigning to an attribute of a library it imports.
-_PATCH_WORDS = (b"patch", b"mocker", b"setattr", b"delattr")
+# A file can patch through one of these words (whole words: `dispatch` is not one), or by assigning to an
+# attribute of a module it imports: of a library anywhere (below), of any module in a test that names pytest's
+# patching fixtures (`monkeypatch`, pytest-mock's `mocker`) even where it then assigns the attribute itself.
+_PATCH_WORDS = re.compile(rb"\b(?:patch|setattr|delattr|monkeypatch|mocker)\b")
 # One pattern per library: a pattern that starts with a literal is searched for that literal first (fast).
 _LIBRARY_ATTRIBUTE_STORES = tuple(
     re.compile(re.escape(name) + rb"\.[\w.]+[ \t]*=[^=]")
     for name in (b"requests", b"httpx", b"aiohttp", b"urllib3", b"grequests", b"niquests")
 )
+PATCHES_MARK = " (patches)"  # after a path in the parse log (a test hook): parsed for its patches
+_MAX_BYTES = 4 * 1024 * 1024  # a larger file is not read for patches (check's default --max-file-size)
 _SKIP_DIRS = frozenset({".git", "__pycache__", "node_modules", ".tox", ".nox", "build", "dist", ".venv", "venv"})
 _REQUESTS_232 = (2, 32)
 
@@ -91,43 +95,87 @@ NO_FACTS = FixFacts()
 
 
 def patch_targets(tree: ast.AST) -> Iterator[str]:
-    """The dotted names a module patches or rebinds, resolved through its own imports where it can."""
-    imports = import_names(tree)
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call):
-            name = dotted_name(node.func) or ""
-            tail = ".".join(name.split(".")[-2:]) if name.endswith(".object") else name.rsplit(".", 1)[-1]
-            if tail not in _PATCH_CALLS or not node.args:
-                continue
-            first = node.args[0]
-            if isinstance(first, ast.Constant) and isinstance(first.value, str):
-                yield first.value.strip()
-            elif len(node.args) >= 2 and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
-                owner = _qualified(dotted_name(first), imports)
-                if owner:
-                    yield f"{owner}.{node.args[1].value}"
-        elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            for target in targets:
-                if isinstance(target, ast.Attribute):
-                    qualified = _qualified(dotted_name(target), imports)
-                    if qualified:
-                        yield qualified  # `requests.get = wrapper`: a module's attribute, reached by import
-        elif isinstance(node, ast.Delete):
-            for target in node.targets:
-                qualified = _qualified(dotted_name(target), imports) if isinstance(target, ast.Attribute) else None
-                if qualified:
-                    yield qualified
+    """The dotted names a module patches or rebinds, resolved through its own imports where it can.
+
+    One pass over the tree gathers the imports and the candidate sites together; the sites are resolved after,
+    since an import may come below its use (`import requests` inside the test function that patches it). A name
+    imported from several modules (`try: import winreg` / `except ImportError: import _winreg as winreg`) gives
+    a target through each: a patch counts wherever it may land.
+    """
+    imports: Dict[str, Set[str]] = {}
+    # (written, dotted name, attribute or None): a dotted string given to patch() is taken as written; a name
+    # is resolved through `imports` once they are all known.
+    later: list = []
+    stack: list = [tree]
+    pop, push, extend = stack.pop, stack.append, stack.extend
+    node_type = ast.AST
+    while stack:
+        node = pop()
+        kind = type(node)
+        if kind in _LEAVES:
+            continue
+        if kind is ast.Call:
+            _call_site(node, later)  # type: ignore[arg-type]
+        elif kind is ast.Assign or kind is ast.AugAssign or kind is ast.AnnAssign:
+            for target in node.targets if kind is ast.Assign else (node.target,):  # type: ignore[attr-defined]
+                if type(target) is ast.Attribute:
+                    later.append((False, dotted_name(target), None))  # `requests.get = wrapper`: by import
+        elif kind is ast.Delete:
+            later.extend((False, dotted_name(target), None) for target in node.targets  # type: ignore[attr-defined]
+                         if type(target) is ast.Attribute)
+        elif kind is ast.Import:
+            for alias in node.names:  # type: ignore[attr-defined]
+                top = alias.name.split(".", 1)[0]
+                imports.setdefault(alias.asname or top, set()).add(alias.name if alias.asname else top)
+            continue
+        elif kind is ast.ImportFrom:
+            if node.module and not node.level:  # type: ignore[attr-defined]
+                for alias in node.names:  # type: ignore[attr-defined]
+                    imports.setdefault(alias.asname or alias.name, set()).add(
+                        f"{node.module}.{alias.name}")  # type: ignore[attr-defined]
+            continue
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if type(value) is list:
+                extend(value)
+            elif isinstance(value, node_type):
+                push(value)
+    for written, name, attribute in later:
+        if written:
+            yield name
+            continue
+        for owner in _qualified(name, imports):
+            yield owner if attribute is None else f"{owner}.{attribute}"
 
 
-def _qualified(name: Optional[str], imports: dict) -> Optional[str]:
-    """`name` with its first part replaced by what the module imported under it; None when not imported."""
+# Nodes below which no patch can be: names, constants, contexts, operators, and a list's strings
+# (`global a, b`) or missing keys (`{**x}`), which the walk meets as plain values.
+_LEAVES = frozenset({ast.Name, ast.Constant, ast.Load, ast.Store, ast.Del, str, type(None), ast.Global,
+                     ast.Nonlocal, ast.Pass, ast.Break, ast.Continue}
+                    | {cls for base in (ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
+                       for cls in base.__subclasses__()})
+
+
+def _call_site(node: ast.Call, later: list) -> None:
+    """A call of patch(), setattr(), patch.object(), patch.dict() or delattr(): what it names, for later."""
+    name = dotted_name(node.func) or ""
+    tail = ".".join(name.split(".")[-2:]) if name.endswith(".object") else name.rsplit(".", 1)[-1]
+    if tail not in _PATCH_CALLS or not node.args:
+        return
+    first = node.args[0]
+    if isinstance(first, ast.Constant) and isinstance(first.value, str):
+        later.append((True, first.value.strip(), None))
+    elif len(node.args) >= 2 and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
+        later.append((False, dotted_name(first), node.args[1].value))
+
+
+def _qualified(name: Optional[str], imports: Dict[str, Set[str]]) -> Iterator[str]:
+    """`name` with its first part replaced by each module the module imported under it; none when not imported."""
     if not name:
-        return None
+        return
     head, _, rest = name.partition(".")
-    if head not in imports:
-        return None
-    return imports[head] + ("." + rest if rest else "")
+    for module in sorted(imports.get(head, ())):
+        yield module + ("." + rest if rest else "")
 
 
 def find_project_root(path: str) -> Optional[str]:
@@ -176,7 +224,7 @@ def may_patch(data: bytes) -> bool:
     from .source_files import bytes_as_parser_reads
 
     data = bytes_as_parser_reads(data)
-    return any(word in data for word in _PATCH_WORDS) or any(store.search(data) for store in _LIBRARY_ATTRIBUTE_STORES)
+    return bool(_PATCH_WORDS.search(data)) or any(store.search(data) for store in _LIBRARY_ATTRIBUTE_STORES)
 
 
 # The run's disk cache (project_cache.ProjectCache), when it has one: each file's patch targets are kept there
@@ -190,36 +238,40 @@ def use_cache(cache: Optional[Any]) -> None:
     _cache = cache
 
 
+def file_patch_targets(path: str) -> Tuple[str, ...]:
+    """The patch targets of one file (none when it fails the byte gate, cannot be read, or does not parse)."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(_MAX_BYTES + 1)
+    except OSError:
+        return ()
+    if len(data) > _MAX_BYTES or not may_patch(data):
+        return ()
+    from .project_cache import content_hash, log_parse
+    from .source_files import quiet_compiler
+
+    key = content_hash(data) if _cache is not None else ""
+    if _cache is not None:
+        known = _cache.load_blob("p", key)
+        if isinstance(known, tuple):
+            return known
+    log_parse(path + PATCHES_MARK)
+    try:
+        with quiet_compiler():  # a test file's `1if x else y` is not this run's to warn about
+            tree = ast.parse(data, filename=path)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return ()
+    targets = tuple(sorted(set(patch_targets(tree))))
+    if _cache is not None:
+        _cache.store_blob("p", key, targets)
+    return targets
+
+
 def project_patches(files: Iterable[str]) -> Set[str]:
     """The patch targets of every file that passes the byte gate; unreadable or broken files are passed over."""
     found: Set[str] = set()
     for path in files:
-        try:
-            with open(path, "rb") as handle:
-                data = handle.read(4 * 1024 * 1024 + 1)
-        except OSError:
-            continue
-        if len(data) > 4 * 1024 * 1024 or not may_patch(data):
-            continue
-        from .project_cache import content_hash, log_parse
-        from .source_files import quiet_compiler
-
-        key = content_hash(data) if _cache is not None else ""
-        if _cache is not None:
-            known = _cache.load_blob("p", key)
-            if isinstance(known, tuple):
-                found.update(known)
-                continue
-        log_parse(path)
-        try:
-            with quiet_compiler():  # a test file's `1if x else y` is not this run's to warn about
-                tree = ast.parse(data, filename=path)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            continue
-        targets = tuple(sorted(set(patch_targets(tree))))
-        found.update(targets)
-        if _cache is not None:
-            _cache.store_blob("p", key, targets)
+        found.update(file_patch_targets(path))
     return found
 
 
@@ -252,13 +304,29 @@ def _lower_bound(specifiers: object) -> Optional[Tuple[int, ...]]:
 
 def gather_fix_facts(root: str, settings: FixFacts = NO_FACTS) -> FixFacts:
     """The facts of the project rooted at `root`, over `settings` (the config's application and safety lists)."""
-    return settings._replace(
-        patched=frozenset(project_patches(project_python_files(root))), requests_232=pins_requests_232(root)
-    )
+    patched, requests_232 = _root_facts(root)
+    return settings._replace(patched=patched, requests_232=requests_232)
 
 
-# Per process: the project facts of each root met so far (a run's workers each gather a root once).
-_GATHERED: Dict[Tuple[str, FixFacts], FixFacts] = {}
+# Per process: the facts of each project root met so far, (patched, requests_232); a run gathers a root once
+# (project_check gathers them in its workers and hands them to the ones that mark fixes: `know_roots`).
+_ROOTS: Dict[str, Tuple[FrozenSet[str], bool]] = {}
+
+
+def _root_facts(root: str) -> Tuple[FrozenSet[str], bool]:
+    if root not in _ROOTS:
+        _ROOTS[root] = (frozenset(project_patches(project_python_files(root))), pins_requests_232(root))
+    return _ROOTS[root]
+
+
+def know_roots(roots: Dict[str, Tuple[FrozenSet[str], bool]]) -> None:
+    """Take these roots' facts as gathered (by the run, across its workers) for the rest of this process."""
+    _ROOTS.update(roots)
+
+
+def project_root(path: str, walked_root: Optional[str] = None) -> Optional[str]:
+    """The root of the project whose facts a fix in the file at `path` is planned with (see facts_for_file)."""
+    return find_project_root(path) or (os.path.abspath(walked_root) if walked_root else None)
 
 
 def facts_for_file(path: str, settings: FixFacts = NO_FACTS, walked_root: Optional[str] = None) -> FixFacts:
@@ -267,14 +335,10 @@ def facts_for_file(path: str, settings: FixFacts = NO_FACTS, walked_root: Option
     The project is the nearest folder with a root marker above the file; without one, the folder the run
     walked to find it (`walked_root`); a file named on its own outside any project has no project, and its fix
     sees what the file itself says. Each file gets its own project's facts: a folder holding several projects
-    must not let one project's test patches make another's sites report-only.
+    must not let one project's test patches make another's sites report-only. The facts of a root are
+    gathered once per process, whichever of its modules asks first.
     """
-    root = find_project_root(path) or (os.path.abspath(walked_root) if walked_root else None)
+    root = project_root(path, walked_root)
     if root is None:
         return settings._replace(module=module_name(path))
-    # The project's facts do not depend on which of its modules asks: `named_elsewhere` is the module's own, so
-    # it stays out of the key (in it, every module would walk and gather the whole project again).
-    key = (root, settings._replace(named_elsewhere=None))
-    if key not in _GATHERED:
-        _GATHERED[key] = gather_fix_facts(root, key[1])
-    return _GATHERED[key]._replace(module=module_name(path), named_elsewhere=settings.named_elsewhere)
+    return gather_fix_facts(root, settings)._replace(module=module_name(path))

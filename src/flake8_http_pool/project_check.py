@@ -119,8 +119,9 @@ def _classes_cache(path: str, settings: Any, cache: Optional[ProjectCache], dige
 
 
 def first_job(shared: Any, candidate: Any) -> Tuple[Any, str, Optional[Summary], Optional[str]]:
-    """In a worker: one candidate's report, and for a Python file its place in the gate, its summary and its
-    content hash."""
+    """In a worker: one candidate's result, and for a Python file its place in the gate, its summary and its
+    content hash. A Python file's findings are marked with their fixes later (`mark_job`), once the run knows
+    its project's facts; another file's report is complete here."""
     from .discovery import PYTHON
     from .reporting import annotate
     from .settings import resolved
@@ -132,24 +133,76 @@ def first_job(shared: Any, candidate: Any) -> Tuple[Any, str, Optional[Summary],
 
         result = check_file(candidate.path, candidate.kind, settings.options, settings.codes)
         return annotate(result, candidate.kind, settings.fix_facts(), facts_path=candidate.path), _OTHER, None, None
-    cache = _open(folder)
-    result, place, summary, digest = _python_result(candidate.path, settings, cache)
-    classes_of = _classes_cache(candidate.path, settings, cache, digest)
-    return (annotate(result, candidate.kind, settings.fix_facts(), facts_path=candidate.path, classes_of=classes_of),
-            place, summary, digest)
+    return _python_result(candidate.path, settings, _open(folder))
 
 
 def seeded_job(shared: Any, candidate: Any) -> Any:
-    """In a worker: one Python file checked again under the seeds the solve gave it."""
-    from .reporting import annotate
+    """In a worker: one Python file checked again under the seeds the solve gave it (its result, unmarked)."""
     from .settings import resolved
 
     overrides, folder = shared
     settings = resolved(overrides, candidate.key)
-    cache = _open(folder)
-    result, _, _, digest = _python_result(candidate.path, settings, cache, seeds=candidate.hot)
-    classes_of = _classes_cache(candidate.path, settings, cache, digest, candidate.hot)
+    return _python_result(candidate.path, settings, _open(folder), seeds=candidate.hot)[0]
+
+
+def patch_job(shared: Any, path: str) -> Tuple[str, ...]:
+    """In a worker: the patch targets of one file of a project (fix_facts.file_patch_targets)."""
+    from .fix_facts import file_patch_targets
+
+    _open(shared)
+    return file_patch_targets(path)
+
+
+def mark_job(shared: Any, item: Tuple[Any, Any, Optional[str]]) -> Any:
+    """In a worker: a Python file's findings marked with the fix `fix` would make at each (reporting.annotate),
+    with the project facts the run gathered."""
+    from .fix_facts import know_roots
+    from .reporting import annotate
+    from .settings import resolved
+
+    overrides, folder, roots = shared
+    candidate, result, digest = item
+    know_roots(roots)
+    settings = resolved(overrides, candidate.key)
+    classes_of = _classes_cache(candidate.path, settings, _open(folder), digest, candidate.hot)
     return annotate(result, candidate.kind, settings.fix_facts(), facts_path=candidate.path, classes_of=classes_of)
+
+
+def _unmarked(item: Tuple[Any, Any, Optional[str]]) -> Any:
+    from .reporting import FileReport, Reported
+
+    result = item[1]
+    return FileReport(result, tuple(Reported(found) for found in result.findings))
+
+
+def _marked(items: List[Tuple[Any, Any, Optional[str]]], overrides: Any, folder: Optional[str],
+            jobs: int) -> Iterator[Any]:
+    """The reports of these Python files (candidate, result, content hash), their findings marked with fixes.
+
+    Marking a finding needs its project's facts (the names its tests patch, fix_facts.py): each project is read
+    for them once, in the workers, and only when some file of it has a finding."""
+    from .fix_facts import project_python_files, project_root
+    from .reporting import FileReport
+    from .runner import Runner
+
+    roots: Dict[str, List[str]] = {}
+    for candidate, result, _ in items:
+        if result.error is None and result.findings:
+            root = project_root(candidate.path)
+            if root is not None and root not in roots:
+                roots[root] = list(project_python_files(root))
+    facts: Dict[str, Any] = {}
+    if roots:
+        from .fix_facts import pins_requests_232
+
+        files = sorted({path for paths in roots.values() for path in paths})
+        targets = dict(zip(files, Runner(patch_job, folder, lambda path: (), jobs).run(files)))
+        facts = {root: (frozenset(t for path in paths for t in targets[path]), pins_requests_232(root))
+                 for root, paths in roots.items()}
+    wanted = [item for item in items if item[1].error is None and item[1].findings]
+    marked = iter(Runner(mark_job, (overrides, folder, facts), _unmarked, jobs).run(wanted))
+    for item in items:
+        yield next(marked) if item[1].error is None and item[1].findings else FileReport(item[1])
 
 
 def search_job(shared: Any, item: Tuple[str, Any]) -> Tuple[str, bool, Optional[Summary]]:
@@ -207,6 +260,7 @@ def project_results(candidates: List[Any], overrides: Any, cache: Optional[Proje
     each file is still reported as checked on its own."""
     from .discovery import PYTHON
     from .project import project_seeds
+    from .reporting import FileReport
     from .runner import Runner
     from .settings import resolved
 
@@ -216,18 +270,20 @@ def project_results(candidates: List[Any], overrides: Any, cache: Optional[Proje
         return crashed(candidate), _OTHER, None, None
 
     reports: List[Any] = []
+    marks: Dict[int, Any] = {}  # index -> the Python candidate whose result is marked with fixes last
     first: Dict[str, Optional[Summary]] = {}
     python: Dict[str, Any] = {}
     digests: Dict[str, Optional[str]] = {}
     for candidate, (report, place, summary, digest) in zip(
             candidates, Runner(first_job, (overrides, folder), crashed_first, jobs).run(candidates)):
-        reports.append(report)
         if candidate.kind == PYTHON and place != _OTHER:
+            marks[len(reports)] = candidate
             path = os.path.abspath(candidate.path)
             python[path] = candidate
             digests[path] = digest
             if place == _FIRST:
                 first[path] = summary
+        reports.append(report)
     seeds: Dict[str, Any] = {}
     if len(python) >= 2:
         options: Dict[Any, Any] = {}
@@ -268,6 +324,12 @@ def project_results(candidates: List[Any], overrides: Any, cache: Optional[Proje
              if candidate.kind == PYTHON and os.path.abspath(candidate.path) in seeds]
     if again:
         runner = Runner(seeded_job, (overrides, folder), crashed, jobs)
-        for (index, _), report in zip(again, runner.run([candidate for _, candidate in again])):
+        for (index, candidate), report in zip(again, runner.run([candidate for _, candidate in again])):
             reports[index] = report
+            marks[index] = candidate
+    # A Python file's result waits for its fix marks (its report from `crashed` is complete as it is).
+    unmarked = [(index, (candidate, reports[index], digests.get(os.path.abspath(candidate.path))))
+                for index, candidate in marks.items() if not isinstance(reports[index], FileReport)]
+    for (index, _), report in zip(unmarked, _marked([item for _, item in unmarked], overrides, folder, jobs)):
+        reports[index] = report
     yield from reports

@@ -78,9 +78,8 @@ def check_source(path: str, data: bytes, kind: str, options: Options, codes: Fro
               and not (mentions_a_library(data, text) and may_have_findings(text, options))):
             # (A call of a client factory or a blocking helper of another module, a base class's client: findings
             # in a file naming no library.)
-            # Nothing to find here, so no walk; still parsed, because a file that does not parse must be
-            # reported whatever it imports (a check that silently passes broken files would mislead).
-            parse_source(text, path)
+            # Nothing to find here: not parsed either (a syntax error in such a file is flake8's and ruff's to
+            # report; parsing every file cost check most of its time). Decoding still reports undecodable bytes.
             return FileResult(path)
         else:
             tree = parse_source(text, path)

@@ -121,6 +121,10 @@ def test_a_warm_run_marks_a_fix_as_the_project_now_allows(tmp_path: Path) -> Non
     second = _check(tmp_path, "--output-format", "json")
     assert [record["fix"] for record in json.loads(second.stdout)] == [None], second.stdout
     assert second.stdout == _check(tmp_path, "--output-format", "json", "--no-cache").stdout
+    # The patch goes (an edit, not a new file: the project's files keep their names): the fix is back.
+    _write(tmp_path, {"tests/test_loop.py": "def test_run():\n    pass\n"})
+    third = _check(tmp_path, "--output-format", "json")
+    assert [record["fix"] for record in json.loads(third.stdout)] == ["unsafe"], third.stdout
 
 
 @pytest.mark.parametrize("folder", project_folders(), ids=[p.name for p in project_folders()])

@@ -13,7 +13,7 @@ The main process holds the summaries (small) and the reports, never a tree.
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
+from typing import Any, Callable, Dict, FrozenSet, Iterator, List, Optional, Tuple
 
 from .project_cache import (ProjectCache, codes_key, content_hash, facts_key, log_parse, options_fingerprint,
                             seeds_key)
@@ -175,34 +175,61 @@ def _unmarked(item: Tuple[Any, Any, Optional[str]]) -> Any:
     return FileReport(result, tuple(Reported(found) for found in result.findings))
 
 
-def _marked(items: List[Tuple[Any, Any, Optional[str]]], overrides: Any, folder: Optional[str],
+def _marked(items: List[Tuple[Any, Any, Optional[str]]], overrides: Any, cache: Optional[ProjectCache],
             jobs: int) -> Iterator[Any]:
     """The reports of these Python files (candidate, result, content hash), their findings marked with fixes.
 
     Marking a finding needs its project's facts (the names its tests patch, fix_facts.py): each project is read
-    for them once, in the workers, and only when some file of it has a finding."""
-    from .fix_facts import project_python_files, project_root
+    for them once, in the workers, and only when some file of it has a finding. With a cache, a project whose
+    Python files all have the size and modification time they had last run is not read again."""
+    from .fix_facts import pins_requests_232, project_python_files, project_root
     from .reporting import FileReport
     from .runner import Runner
 
-    roots: Dict[str, List[str]] = {}
-    for candidate, result, _ in items:
-        if result.error is None and result.findings:
-            root = project_root(candidate.path)
-            if root is not None and root not in roots:
-                roots[root] = list(project_python_files(root))
-    facts: Dict[str, Any] = {}
-    if roots:
-        from .fix_facts import pins_requests_232
-
-        files = sorted({path for paths in roots.values() for path in paths})
-        targets = dict(zip(files, Runner(patch_job, folder, lambda path: (), jobs).run(files)))
-        facts = {root: (frozenset(t for path in paths for t in targets[path]), pins_requests_232(root))
-                 for root, paths in roots.items()}
+    folder = cache.folder if cache is not None else None
     wanted = [item for item in items if item[1].error is None and item[1].findings]
+    roots: Dict[str, List[str]] = {}
+    for candidate, _, _ in wanted:
+        root = project_root(candidate.path)
+        if root is not None and root not in roots:
+            roots[root] = sorted(project_python_files(root))
+    patched: Dict[str, FrozenSet[str]] = {}
+    signatures = {root: _signature(paths) for root, paths in roots.items()} if cache is not None else {}
+    for root in roots:
+        known = cache.load_blob("r", _root_key(root)) if cache is not None else None
+        if isinstance(known, tuple) and len(known) == 2 and known[0] == signatures[root]:
+            patched[root] = frozenset(known[1])
+    files = sorted({path for root, paths in roots.items() if root not in patched for path in paths})
+    if files:
+        targets = dict(zip(files, Runner(patch_job, folder, lambda path: (), jobs).run(files)))
+        for root, paths in roots.items():
+            if root not in patched:
+                patched[root] = frozenset(t for path in paths for t in targets[path])
+                if cache is not None:
+                    cache.store_blob("r", _root_key(root), (signatures[root], tuple(sorted(patched[root]))))
+    facts = {root: (patched[root], pins_requests_232(root)) for root in roots}
     marked = iter(Runner(mark_job, (overrides, folder, facts), _unmarked, jobs).run(wanted))
     for item in items:
         yield next(marked) if item[1].error is None and item[1].findings else FileReport(item[1])
+
+
+def _root_key(root: str) -> str:
+    from .fix_facts import patches_key
+
+    return patches_key("root\0" + root)
+
+
+def _signature(paths: List[str]) -> str:
+    """What a project's Python files look like on disk without reading them: each one's path, size and
+    modification time (as ruff's and mypy's caches look first)."""
+    state = []
+    for path in paths:
+        try:
+            stat = os.stat(path)
+            state.append((path, stat.st_size, stat.st_mtime_ns))
+        except OSError:
+            state.append((path, -1, -1))
+    return content_hash(repr(state).encode("utf-8", "surrogatepass"))
 
 
 def search_job(shared: Any, item: Tuple[str, Any]) -> Tuple[str, bool, Optional[Summary]]:
@@ -330,6 +357,6 @@ def project_results(candidates: List[Any], overrides: Any, cache: Optional[Proje
     # A Python file's result waits for its fix marks (its report from `crashed` is complete as it is).
     unmarked = [(index, (candidate, reports[index], digests.get(os.path.abspath(candidate.path))))
                 for index, candidate in marks.items() if not isinstance(reports[index], FileReport)]
-    for (index, _), report in zip(unmarked, _marked([item for _, item in unmarked], overrides, folder, jobs)):
+    for (index, _), report in zip(unmarked, _marked([item for _, item in unmarked], overrides, cache, jobs)):
         reports[index] = report
     yield from reports

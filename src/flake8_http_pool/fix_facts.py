@@ -239,6 +239,10 @@ def may_patch(data: bytes) -> bool:
 _cache: Optional[Any] = None
 
 
+# Per process, with or without a disk cache: the targets of each file content met so far (a few names each).
+_seen: Dict[str, Tuple[str, ...]] = {}
+
+
 def use_cache(cache: Optional[Any]) -> None:
     """Keep (and find) each file's patch targets in `cache` for the rest of this process; None: no cache."""
     global _cache
@@ -257,10 +261,13 @@ def file_patch_targets(path: str) -> Tuple[str, ...]:
     from .project_cache import content_hash, log_parse
     from .source_files import quiet_compiler
 
-    key = patches_key(content_hash(data)) if _cache is not None else ""
+    key = patches_key(content_hash(data))
+    if key in _seen:
+        return _seen[key]  # the same bytes met before in this process (a vendored copy, a repeated fixture)
     if _cache is not None:
         known = _cache.load_blob("p", key)
         if isinstance(known, tuple):
+            _seen[key] = known
             return known
     log_parse(path + PATCHES_MARK)
     try:
@@ -269,6 +276,7 @@ def file_patch_targets(path: str) -> Tuple[str, ...]:
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return ()
     targets = tuple(sorted(set(patch_targets(tree))))
+    _seen[key] = targets
     if _cache is not None:
         _cache.store_blob("p", key, targets)
     return targets

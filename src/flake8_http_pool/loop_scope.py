@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 from http import HTTPStatus
-from typing import Callable, Dict, FrozenSet, List, Optional, Tuple
+from typing import Any, Callable, Dict, FrozenSet, List, Optional, Tuple
 
 from .walk import Ctx
 
@@ -217,6 +217,25 @@ def module_status_constants(module: ast.AST) -> Constants:
     return found
 
 
+class _ModuleConstants:
+    """module_status_constants(module), worked out only when a status comparison names a constant (most loops
+    compare with none, and the work is a walk of the whole module)."""
+
+    __slots__ = ("module",)
+
+    def __init__(self, module: ast.AST) -> None:
+        self.module = module
+
+    def __bool__(self) -> bool:
+        return True
+
+    def __contains__(self, name: object) -> bool:
+        return name in module_status_constants(self.module)
+
+    def __getitem__(self, name: str) -> List[int]:
+        return module_status_constants(self.module)[name]
+
+
 def _is_status(expr: ast.expr, aliases: FrozenSet[str] = frozenset()) -> bool:
     """`r.status_code` / `r.status`, or a local name assigned one in the loop (`status = r.status_code`)."""
     if isinstance(expr, ast.Name):
@@ -345,7 +364,7 @@ def is_retry_loop(loop: ast.AST, node: ast.AST, stmt: Optional[ast.stmt], parent
     top: ast.AST = loop
     while parent_of(top) is not None:
         top = parent_of(top)  # type: ignore[assignment]
-    constants = module_status_constants(top) if isinstance(top, ast.Module) else {}
+    constants: Any = _ModuleConstants(top) if isinstance(top, ast.Module) else {}
     if stmt is loop:
         # In the loop's own `while` test: `while not requests.get(u).ok:` retries, `while requests.get(u).ok:` does not.
         return _retries_on_failure(loop, constants)

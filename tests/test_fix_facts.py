@@ -138,9 +138,11 @@ def test_each_file_gets_its_own_projects_patches(tmp_path: Path) -> None:
     assert "session.get(url)" in (tmp_path / "plain" / "client.py").read_text()
 
 
-def test_a_project_is_gathered_once_however_many_of_its_modules_are_fixed(tmp_path: Path) -> None:
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_project_is_gathered_once_however_many_of_its_modules_are_fixed(tmp_path: Path, jobs: str) -> None:
     """Each module has its own `named_elsewhere`; the project's patches are the same for all of them, so the
-    patching test file is read once, not once per module (on a 10,000-file tree that was hours)."""
+    patching test file is read once, not once per module (on a 10,000-file tree that was hours), nor once per
+    worker: the run gathers them before it fixes any file."""
     import os
     import subprocess
     import sys
@@ -154,7 +156,7 @@ def test_a_project_is_gathered_once_however_many_of_its_modules_are_fixed(tmp_pa
     log = tmp_path.parent / f"{tmp_path.name}-parsed.txt"
     environment = dict(os.environ, FLAKE8_HTTP_POOL_PARSE_LOG=str(log))
     done = subprocess.run([sys.executable, "-m", "flake8_http_pool", "fix", "--check", "--unsafe-fixes", "--isolated",
-                           "--no-cache", "--jobs", "1", "."], cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                           "--no-cache", "--jobs", jobs, "."], cwd=tmp_path, capture_output=True, text=True, timeout=300,
                           env=environment)
     assert done.returncode == 1, done.stdout + done.stderr  # client_1..3 would change; client_0 is patched
     parsed = [os.path.basename(line) for line in log.read_text().splitlines()]

@@ -259,17 +259,51 @@ def unified_diff(path: str, old: str, new: str) -> str:
     return "".join(out)
 
 
-def _fix_job(shared: Tuple[Any, bool, str, Optional[float]], target: FixTarget) -> FileFixResult:
+def _fix_job(shared: Tuple[Any, bool, str, Optional[float], Dict[str, Any]], target: FixTarget) -> FileFixResult:
     """In a worker: fix one file with the settings its key names (`shared` holds the command line's Overrides)."""
     from .settings import resolved
 
-    overrides, unsafe, mode, timeout = shared
+    from .fix_facts import know_roots
+
+    overrides, unsafe, mode, timeout, roots = shared
+    know_roots(roots)
     found = resolved(overrides, target.key)
     facts = found.fix_facts()
     if target.named_elsewhere is not None:
         facts = facts._replace(named_elsewhere=target.named_elsewhere)
     return fix_file(target.path, found.options, found.codes, unsafe, mode, target.root, target.explicit, timeout,
                     facts, target.seeds)
+
+
+def _gather_up_front(targets: List[FixTarget], cache: Any, jobs: int) -> Dict[str, Any]:
+    """The fix facts of the targets' projects (fix_facts.know_roots), gathered once for the whole run, in the
+    workers, before any file is fixed; in this process they are then known too (fix_across_modules plans with
+    them). Left to the file that needs them (gathered where it is fixed) when the run has one target, or when
+    no target can have anything to fix (none names an HTTP library or calls another module's factory)."""
+    from .checking import mentions_a_library
+    from .fix_facts import know_roots, project_root
+    from .project_check import gather_roots
+
+    if len(targets) < 2:
+        return {}
+
+    def may_fix(target: FixTarget) -> bool:
+        if target.seeds is not None and target.seeds.factories:
+            return True
+        try:
+            with open(target.path, "rb") as handle:
+                return mentions_a_library(handle.read())
+        except OSError:
+            return False
+
+    if not any(may_fix(target) for target in targets):
+        return {}
+    folders = {(os.path.dirname(os.path.abspath(t.path)), None if t.explicit else t.root) for t in targets}
+    roots = {root: None for root in (project_root(folder, walked) for folder, walked in sorted(folders, key=str))
+             if root is not None}
+    facts = gather_roots(list(roots), cache, jobs)
+    know_roots(facts)
+    return facts
 
 
 def fix_targets(candidates: Callable[[Iterable[str]], Iterable[Any]], paths: Iterable[str]) -> Iterator[FixTarget]:
@@ -405,8 +439,7 @@ def run_fix(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: Tex
     # settings (per-file-ignores included: a site of an ignored code is never touched, as with noqa).
     discovery = Discovery(resolver, on_error)
     paths: Iterable[str] = cli.scan_paths(args, stdin, on_error)
-    shared = (resolver.overrides, args.unsafe_fixes, mode, args.timeout_per_file)
-    runner = Runner(_fix_job, shared, _crashed, worker_count(args.jobs, cli._note(stderr)))
+    jobs = worker_count(args.jobs, cli._note(stderr))
 
     progress = _Progress(stderr, not args.no_progress and not args.quiet)
     scanned = changed = 0
@@ -420,6 +453,9 @@ def run_fix(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: Tex
     targets = list(targets)
     cache = cli.open_project_cache(args, scanned_settings.config, [t.path for t in targets], cli._note(stderr))
     targets = with_project_seeds(targets, resolver.overrides, cli._note(stderr), cache)
+    roots = _gather_up_front(targets, cache, jobs)
+    runner = Runner(_fix_job, (resolver.overrides, args.unsafe_fixes, mode, args.timeout_per_file, roots), _crashed,
+                    jobs)
     # Changes across modules (HTP104's parameter threaded through other modules' callers) are carried out
     # here, each all or nothing; their files are done, the others go to the workers.
     across, held, targets = fix_across_modules(targets, resolver.overrides, args.unsafe_fixes, mode, on_error,

@@ -23,6 +23,10 @@ _FIRST, _REST, _OTHER = "first", "rest", "other"
 SOLVE_MARK = "(solve)"  # written to the parse log (a test hook) when the project is solved, not read from the cache
 
 
+# Below these counts the files are read for patches, or marked, in the main process (see gather_roots).
+_POOL_AT_FILES = 200
+_POOL_AT_MARKS = 4
+
 _opened: Dict[str, ProjectCache] = {}  # per process: the cache of each folder, opened once
 
 
@@ -180,37 +184,48 @@ def _marked(items: List[Tuple[Any, Any, Optional[str]]], overrides: Any, cache: 
     """The reports of these Python files (candidate, result, content hash), their findings marked with fixes.
 
     Marking a finding needs its project's facts (the names its tests patch, fix_facts.py): each project is read
-    for them once, in the workers, and only when some file of it has a finding. With a cache, a project whose
-    Python files all have the size and modification time they had last run is not read again."""
-    from .fix_facts import pins_requests_232, project_python_files, project_root
+    for them once (gather_roots), and only when some file of it has a finding."""
+    from .fix_facts import project_root
     from .reporting import FileReport
     from .runner import Runner
 
     folder = cache.folder if cache is not None else None
     wanted = [item for item in items if item[1].error is None and item[1].findings]
-    roots: Dict[str, List[str]] = {}
-    for candidate, _, _ in wanted:
-        root = project_root(candidate.path)
-        if root is not None and root not in roots:
-            roots[root] = sorted(project_python_files(root))
+    roots = {root: None for root in (project_root(candidate.path) for candidate, _, _ in wanted) if root is not None}
+    facts = gather_roots(list(roots), cache, jobs)
+    workers = jobs if len(wanted) >= _POOL_AT_MARKS else 1
+    marked = iter(Runner(mark_job, (overrides, folder, facts), _unmarked, workers).run(wanted))
+    for item in items:
+        yield next(marked) if item[1].error is None and item[1].findings else FileReport(item[1])
+
+
+def gather_roots(roots: List[str], cache: Optional[ProjectCache], jobs: int) -> Dict[str, Tuple[FrozenSet[str], bool]]:
+    """The fix facts of each project root, (patched, requests_232), for fix_facts.know_roots: every Python file
+    of the roots read for patches once, in the workers. With a cache, a root whose Python files all have the
+    size and modification time they had last time is not read again."""
+    from .fix_facts import pins_requests_232, project_python_files
+    from .runner import Runner
+
+    folder = cache.folder if cache is not None else None
+    files_of = {root: sorted(project_python_files(root)) for root in roots}
     patched: Dict[str, FrozenSet[str]] = {}
-    signatures = {root: _signature(paths) for root, paths in roots.items()} if cache is not None else {}
+    signatures = {root: _signature(paths) for root, paths in files_of.items()} if cache is not None else {}
     for root in roots:
         known = cache.load_blob("r", _root_key(root)) if cache is not None else None
         if isinstance(known, tuple) and len(known) == 2 and known[0] == signatures[root]:
             patched[root] = frozenset(known[1])
-    files = sorted({path for root, paths in roots.items() if root not in patched for path in paths})
+    files = sorted({path for root, paths in files_of.items() if root not in patched for path in paths})
     if files:
-        targets = dict(zip(files, Runner(patch_job, folder, lambda path: (), jobs).run(files)))
-        for root, paths in roots.items():
+        # A small project is read here: a pool costs more than reading it (and each pool started is one more
+        # fork of a process that runs threads).
+        workers = jobs if len(files) >= _POOL_AT_FILES else 1
+        targets = dict(zip(files, Runner(patch_job, folder, lambda path: (), workers).run(files)))
+        for root, paths in files_of.items():
             if root not in patched:
                 patched[root] = frozenset(t for path in paths for t in targets[path])
                 if cache is not None:
                     cache.store_blob("r", _root_key(root), (signatures[root], tuple(sorted(patched[root]))))
-    facts = {root: (patched[root], pins_requests_232(root)) for root in roots}
-    marked = iter(Runner(mark_job, (overrides, folder, facts), _unmarked, jobs).run(wanted))
-    for item in items:
-        yield next(marked) if item[1].error is None and item[1].findings else FileReport(item[1])
+    return {root: (patched[root], pins_requests_232(root)) for root in roots}
 
 
 def _root_key(root: str) -> str:

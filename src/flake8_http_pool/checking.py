@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, FrozenSet, List, NamedTuple, Optional, Sequence, Tuple
 
-from .discovery import DEPENDENCIES
+from .discovery import DEPENDENCIES, PYTHON
 from .engine import analyze, may_have_findings
 from .finding import Finding
 from .noqa import unsuppressed
@@ -59,10 +59,21 @@ def check_file(path: str, kind: str, options: Options, codes: FrozenSet[str],
     return check_source(path, data, kind, options, codes, seeds)
 
 
+def check_file_parsed(path: str, options: Options, codes: FrozenSet[str], seeds: Optional[Any] = None) -> FileResult:
+    """check_file for a Python file that must be parsed whatever the gate says (the project model read it)."""
+    try:
+        data = read_bytes(path, options.max_file_size)
+    except SourceError as error:
+        return FileResult(path, error=error.reason, where=error.where)
+    return check_source(path, data, PYTHON, options, codes, seeds, parse_anyway=True)
+
+
 def check_source(path: str, data: bytes, kind: str, options: Options, codes: FrozenSet[str],
-                 seeds: Optional[Any] = None, on_analysis: Optional[Callable[[Any], None]] = None) -> FileResult:
+                 seeds: Optional[Any] = None, on_analysis: Optional[Callable[[Any], None]] = None,
+                 parse_anyway: bool = False) -> FileResult:
     """Check a file's bytes (read from disk, or standard input shown as `path`); never raises for what they hold.
-    `on_analysis` receives the module's Analysis when the engine walks it (engine.analyze)."""
+    `on_analysis` receives the module's Analysis when the engine walks it (engine.analyze). A file the gate
+    passes over is not parsed unless `parse_anyway` (its syntax error is then reported)."""
     refused = too_large(len(data), options.max_file_size)  # standard input has no size to fstat
     if refused is not None:
         return FileResult(path, error=refused.reason)
@@ -80,6 +91,8 @@ def check_source(path: str, data: bytes, kind: str, options: Options, codes: Fro
             # in a file naming no library.)
             # Nothing to find here: not parsed either (a syntax error in such a file is flake8's and ruff's to
             # report; parsing every file cost check most of its time). Decoding still reports undecodable bytes.
+            if parse_anyway:
+                parse_source(text, path)
             return FileResult(path)
         else:
             tree = parse_source(text, path)

@@ -140,6 +140,15 @@ def first_job(shared: Any, candidate: Any) -> Tuple[Any, str, Optional[Summary],
     return _python_result(candidate.path, settings, _open(folder))
 
 
+def _parsed_anyway(candidate: Any, overrides: Any) -> Any:
+    """A file's check result with its parse forced: its syntax error, when it has one (few files, here)."""
+    from .checking import check_file_parsed
+    from .settings import resolved
+
+    settings = resolved(overrides, candidate.key)
+    return check_file_parsed(candidate.path, settings.options, settings.codes, candidate.hot)
+
+
 def seeded_job(shared: Any, candidate: Any) -> Any:
     """In a worker: one Python file checked again under the seeds the solve gave it (its result, unmarked)."""
     from .settings import resolved
@@ -327,6 +336,9 @@ def project_results(candidates: List[Any], overrides: Any, cache: Optional[Proje
                 first[path] = summary
         reports.append(report)
     seeds: Dict[str, Any] = {}
+    # Files phase 2 of the gate took in (they name what can matter) but could not summarize: one that does not
+    # parse is reported like any file the check parses, though its own check (phase 1) passed it over.
+    unsummarized: List[str] = []
     if len(python) >= 2:
         options: Dict[Any, Any] = {}
 
@@ -342,19 +354,22 @@ def project_results(candidates: List[Any], overrides: Any, cache: Optional[Proje
 
         def search(paths: List[str], needles: Any) -> Dict[str, Optional[Summary]]:
             runner = Runner(search_job, (overrides, folder, needles), _crashed_search, jobs)
-            return {path: summary for path, joined, summary in runner.run([(p, python[p].key) for p in paths])
-                    if joined}
+            joined = {path: summary for path, joined, summary in runner.run([(p, python[p].key) for p in paths])
+                      if joined}
+            unsummarized.extend(path for path, summary in joined.items() if summary is None)
+            return joined
 
         solved_key, state = _solved_key(python, digests, options_of)
         cached = cache.load_blob("s", solved_key) if cache is not None else None
         try:
-            if isinstance(cached, tuple) and len(cached) == 2 and cached[0] == state and isinstance(cached[1], dict):
+            if isinstance(cached, tuple) and len(cached) == 3 and cached[0] == state and isinstance(cached[1], dict):
                 seeds = cached[1]  # the same files with the same bytes and settings: the same solve
+                unsummarized.extend(cached[2])
             else:
                 log_parse(SOLVE_MARK)
                 seeds = project_seeds(list(python), options_of, cache=cache, first=gate_first, search=search)
                 if cache is not None:
-                    cache.store_blob("s", solved_key, (state, dict(seeds)))
+                    cache.store_blob("s", solved_key, (state, dict(seeds), tuple(unsummarized)))
         except (RecursionError, MemoryError) as error:
             note(f"the project model ran out of resources ({type(error).__name__}): findings across modules are "
                  "left out")
@@ -369,6 +384,11 @@ def project_results(candidates: List[Any], overrides: Any, cache: Optional[Proje
         for (index, candidate), report in zip(again, runner.run([candidate for _, candidate in again])):
             reports[index] = report
             marks[index] = candidate
+    index_of = {os.path.abspath(candidate.path): index for index, candidate in marks.items()}
+    for path in unsummarized:
+        index = index_of.get(path)
+        if index is not None and getattr(reports[index], "error", None) is None:
+            reports[index] = _parsed_anyway(marks[index], overrides)
     # A Python file's result waits for its fix marks (its report from `crashed` is complete as it is).
     unmarked = [(index, (candidate, reports[index], digests.get(os.path.abspath(candidate.path))))
                 for index, candidate in marks.items() if not isinstance(reports[index], FileReport)]

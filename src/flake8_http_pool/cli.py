@@ -132,6 +132,10 @@ def add_scan_arguments(parser: argparse.ArgumentParser, verb: str) -> None:
                         "config and project and to apply excludes (default: shown as `stdin`)")
     parser.add_argument("--files-from", metavar="FILE",
                         help="also read the paths to scan from FILE, one per line (`-`: standard input)")
+    parser.add_argument("--project-from", metavar="FILE",
+                        help="the whole project's paths, one per line (`-`: standard input): the project model "
+                        "reads them all, but only the paths to scan are reported and fixed (one shard of a run "
+                        "split across CI jobs; see docs/sharding.md)")
     parser.add_argument("--select", type=_comma_list, metavar="CODES",
                         help=f"{verb} only these codes or prefixes (default: HTP)")
     parser.add_argument("--ignore", type=_comma_list, metavar="CODES", help=f"do not {verb} these codes or prefixes")
@@ -303,11 +307,14 @@ def _chain(first: Iterable[str], then: Iterable[str]) -> Iterator[str]:
 
 
 def check_usage(args: argparse.Namespace) -> None:
-    """Refuse the combinations of `-`, --files-from and --stdin-filename that cannot work."""
+    """Refuse the combinations of `-`, --files-from, --project-from and --stdin-filename that cannot work."""
     if args.paths.count(STDIN) > 1:
         raise UsageError("`-` (source on standard input) may be given once")
-    if STDIN in args.paths and args.files_from == STDIN:
-        raise UsageError("`-` and `--files-from -` both want standard input; give one of them")
+    wanting = [name for name, wants in (("`-`", STDIN in args.paths), ("`--files-from -`", args.files_from == STDIN),
+                                         ("`--project-from -`", args.project_from == STDIN)) if wants]
+    if len(wanting) > 1:
+        both = "both" if len(wanting) == 2 else "all"
+        raise UsageError(f"{' and '.join(wanting)} {both} want standard input; give one of them")
 
 
 def read_stdin_bytes(stdin: TextIO) -> bytes:
@@ -380,6 +387,7 @@ def run_check(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: T
     from .discovery import Discovery
     from .report_output import write_report
     from .runner import worker_count
+    from .shards import context_candidates
 
     check_usage(args)
     settings = scan_settings(args, stderr)
@@ -399,9 +407,11 @@ def run_check(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: T
         # the candidates are listed, checked and summarized in the workers, solved here, and the few files that
         # get seeds are checked again (project_check.py).
         keyed = list(resolver.keyed(discovery.candidates(paths), errors))
-        python_paths = [c.path for c in keyed if c.kind == "python"]
+        context = context_candidates(args.project_from, stdin, resolver) if args.project_from is not None else []
+        python_paths = [c.path for c in keyed if c.kind == "python"] + [c.path for c in context]
         cache = open_project_cache(args, settings.config, python_paths, _note(stderr)) if python_paths else None
-        found: Iterable[Any] = project_results(keyed, resolver.overrides, cache, jobs, _crashed, _note(stderr))
+        found: Iterable[Any] = project_results(keyed, resolver.overrides, cache, jobs, _crashed, _note(stderr),
+                                               context)
         if STDIN in args.paths:
             found = _chain(_stdin_results(args, stdin, resolver, errors), found)
         return iter(found)

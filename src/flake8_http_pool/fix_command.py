@@ -22,7 +22,8 @@ import time
 from collections import Counter
 from contextlib import contextmanager
 from types import FrameType
-from typing import Any, Callable, Dict, FrozenSet, Iterable, Iterator, List, NamedTuple, Optional, TextIO, Tuple
+from typing import (Any, Callable, Dict, FrozenSet, Iterable, Iterator, List, NamedTuple, Optional, Set, TextIO,
+                    Tuple)
 
 from .fix_facts import NO_FACTS, FixFacts
 from .formats import shown
@@ -451,6 +452,9 @@ def run_fix(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: Tex
     # The project model needs every module before any file is fixed: a wrapper's session goes in its own
     # module because of a loop in another. The solve runs here; each file's job carries its own seeds.
     targets = list(targets)
+    # One shard of a run (--project-from): the rest of the project is read for the model, fixed elsewhere.
+    own = {os.path.abspath(t.path) for t in targets} if args.project_from is not None else None
+    targets = with_project(targets, args.project_from, stdin, resolver)
     cache = cli.open_project_cache(args, scanned_settings.config, [t.path for t in targets], cli._note(stderr))
     targets = with_project_seeds(targets, resolver.overrides, cli._note(stderr), cache)
     roots = _gather_up_front(targets, cache, jobs)
@@ -459,7 +463,7 @@ def run_fix(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: Tex
     # Changes across modules (HTP104's parameter threaded through other modules' callers) are carried out
     # here, each all or nothing; their files are done, the others go to the workers.
     across, held, targets = fix_across_modules(targets, resolver.overrides, args.unsafe_fixes, mode, on_error,
-                                               cli._note(stderr))
+                                               cli._note(stderr), own)
     unsafe_left.update(held)
     results: Iterable[FileFixResult] = _chain_results(across, runner.run(targets))
     try:
@@ -511,13 +515,17 @@ def _chain_results(first: List[FileFixResult], then: Iterable[FileFixResult]) ->
 
 
 def fix_across_modules(targets: List[FixTarget], overrides: Any, unsafe: bool, mode: str,
-                       on_error: Callable[..., None], note: Callable[[str], None]
+                       on_error: Callable[..., None], note: Callable[[str], None], own: Optional[Set[str]] = None
                        ) -> Tuple[List[FileFixResult], "Counter[str]", List[FixTarget]]:
     """Carry out the changes across modules among `targets` (fix_across.py): (the results of the files they
     changed, the unsafe fixes held back without --unsafe-fixes, the targets left for the per-file fix).
 
     A change is written all or nothing (writing.write_group): when any of its files fails verification, or
     its per-file fixes fail, or one cannot be written, none is, and the reason is reported for that file.
+
+    `own`: in one shard of a run (shards.py), the absolute paths it fixes; `targets` are then the whole
+    project. A change is carried out by the shard holding its first file, whichever shards hold the others;
+    a shard leaves alone its files that another shard's change takes, and fixes none outside `own` else.
     """
     from .fix_across import plan_changes, relocated, verify_change
     from .fix_facts import facts_for_file
@@ -529,7 +537,7 @@ def fix_across_modules(targets: List[FixTarget], overrides: Any, unsafe: bool, m
     seeds = {path: t.seeds for path, t in by_path.items() if t.seeds is not None}
     held: "Counter[str]" = Counter()
     if not any(s.hot for s in seeds.values()):
-        return [], held, targets
+        return [], held, _left(targets, set(), own)
     found: Dict[str, Any] = {}
 
     def settings_of(path: str) -> Any:
@@ -553,10 +561,28 @@ def fix_across_modules(targets: List[FixTarget], overrides: Any, unsafe: bool, m
     except Exception as error:  # noqa: BLE001 - a bug here must cost the changes across modules, not the run
         note(f"internal error while planning fixes across modules ({type(error).__name__}: {error}); "
              "none made")
-        return [], held, targets
+        return [], held, _left(targets, set(), own)
+    def prepared(change: Any) -> Tuple[Optional[Tuple[str, str]], List[Tuple[Any, Any]]]:
+        """(why the change cannot be made, or None; each file's final text)."""
+        failure = verify_change(change, options_of, seeds, codes_of)
+        finals: List[Tuple[Any, Any]] = []
+        for file in change.files if failure is None else ():
+            fixed = fix_source(file.new_text, options_of(file.path), codes_of(file.path), unsafe,
+                               filename=file.path, facts=facts_of(file.path),
+                               seeds=relocated(seeds.get(file.path), file))
+            if fixed.error is not None:
+                return (file.path, fixed.error), finals
+            finals.append((file, fixed))
+        return failure, finals
+
     results: List[FileFixResult] = []
-    done: "set[str]" = set()
+    done: Set[str] = set()
     for change in changes:
+        if own is not None and change.files[0].path not in own:
+            # Another shard's change: its files are that shard's when it can be made (the same verdict there).
+            if unsafe and prepared(change)[0] is None:
+                done.update(f.path for f in change.files)
+            continue
         if not unsafe:
             held[change.code] += 1
             continue
@@ -566,19 +592,7 @@ def fix_across_modules(targets: List[FixTarget], overrides: Any, unsafe: bool, m
             on_error(path, f"{change.code} across modules ({change.what}): {reason}; none of its files written "
                      f"({names})")
 
-        failure = verify_change(change, options_of, seeds, codes_of)
-        if failure is not None:
-            refuse(*failure)
-            continue
-        finals = []
-        for file in change.files:
-            fixed = fix_source(file.new_text, options_of(file.path), codes_of(file.path), unsafe,
-                               filename=file.path, facts=facts_of(file.path),
-                               seeds=relocated(seeds.get(file.path), file))
-            if fixed.error is not None:
-                failure = (file.path, fixed.error)
-                break
-            finals.append((file, fixed))
+        failure, finals = prepared(change)
         if failure is not None:
             refuse(*failure)
             continue
@@ -609,7 +623,13 @@ def fix_across_modules(targets: List[FixTarget], overrides: Any, unsafe: bool, m
                 diff=unified_diff(target.path, file.text, fixed.text) if mode == DIFF else None,
                 remaining=remaining))
             done.add(file.path)
-    return results, held, [t for t in targets if os.path.abspath(t.path) not in done]
+    return results, held, _left(targets, done, own)
+
+
+def _left(targets: List[FixTarget], done: Set[str], own: Optional[Set[str]]) -> List[FixTarget]:
+    """The targets still to fix one by one: not done by a change across modules, and this shard's (`own`)."""
+    return [t for t in targets
+            if os.path.abspath(t.path) not in done and (own is None or os.path.abspath(t.path) in own)]
 
 
 def with_project_seeds(targets: List[FixTarget], overrides: Any, note: Callable[[str], None],
@@ -622,6 +642,20 @@ def with_project_seeds(targets: List[FixTarget], overrides: Any, note: Callable[
     elsewhere = names_used_elsewhere([t.path for t in targets])
     return [t._replace(seeds=seeds.get(os.path.abspath(t.path)),
                        named_elsewhere=elsewhere.get(os.path.abspath(t.path), frozenset())) for t in targets]
+
+
+def with_project(targets: List[FixTarget], project_from: Optional[str], stdin: TextIO, resolver: Any
+                 ) -> List[FixTarget]:
+    """The targets, and with --project-from the rest of the project too (read for the model, never fixed
+    alone), in the project list's order (shards.py)."""
+    if project_from is None:
+        return targets
+    from .shards import in_project_order, project_candidates, project_paths
+
+    paths = project_paths(project_from, stdin)
+    mine = {os.path.abspath(t.path) for t in targets}
+    others = [t for t in fix_targets(project_candidates(resolver), paths) if os.path.abspath(t.path) not in mine]
+    return in_project_order(targets + others, lambda target: target.path, paths)
 
 
 def fix_exit_code(args: argparse.Namespace, mode: str, errors: bool, changed: bool, remaining: bool) -> int:

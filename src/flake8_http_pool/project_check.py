@@ -13,7 +13,7 @@ The main process holds the summaries (small) and the reports, never a tree.
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Dict, FrozenSet, Iterator, List, Optional, Tuple
+from typing import Any, Callable, Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple
 
 from .project_cache import (ProjectCache, codes_key, content_hash, facts_key, log_parse, options_fingerprint,
                             seeds_key)
@@ -304,8 +304,13 @@ def _solved_key(python: Dict[str, Any], digests: Dict[str, Optional[str]],
 
 
 def project_results(candidates: List[Any], overrides: Any, cache: Optional[ProjectCache], jobs: int,
-                    crashed: Callable[[Any], Any], note: Callable[[str], None]) -> Iterator[Any]:
+                    crashed: Callable[[Any], Any], note: Callable[[str], None],
+                    context: Sequence[Any] = ()) -> Iterator[Any]:
     """Every candidate's report, in order, with the findings the whole project makes (see the module docstring).
+
+    `context`: the rest of the project when this run is one shard of it (shards.py, --project-from): Python
+    candidates gated and summarized like the others (through the same cache entries), never reported; the solve
+    then takes the files in `context`'s order, as an unsharded run given that list does.
 
     A failure of the project model itself (an engine bug) costs the findings across modules, said in one line;
     each file is still reported as checked on its own."""
@@ -314,6 +319,7 @@ def project_results(candidates: List[Any], overrides: Any, cache: Optional[Proje
     from .reporting import FileReport
     from .runner import Runner
     from .settings import resolved
+    from .shards import in_project_order
 
     folder = cache.folder if cache is not None else None
 
@@ -325,16 +331,24 @@ def project_results(candidates: List[Any], overrides: Any, cache: Optional[Proje
     first: Dict[str, Optional[Summary]] = {}
     python: Dict[str, Any] = {}
     digests: Dict[str, Optional[str]] = {}
-    for candidate, (report, place, summary, digest) in zip(
-            candidates, Runner(first_job, (overrides, folder), crashed_first, jobs).run(candidates)):
+    mine = {os.path.abspath(candidate.path) for candidate in candidates if candidate.kind == PYTHON}
+    others = [candidate for candidate in context if os.path.abspath(candidate.path) not in mine]
+    everything = list(candidates) + others
+    for number, (candidate, (report, place, summary, digest)) in enumerate(zip(
+            everything, Runner(first_job, (overrides, folder), crashed_first, jobs).run(everything))):
+        reported = number < len(candidates)
         if candidate.kind == PYTHON and place != _OTHER:
-            marks[len(reports)] = candidate
             path = os.path.abspath(candidate.path)
             python[path] = candidate
             digests[path] = digest
             if place == _FIRST:
                 first[path] = summary
-        reports.append(report)
+            if reported:
+                marks[len(reports)] = candidate
+        if reported:
+            reports.append(report)
+    if context:
+        python = {path: python[path] for path in in_project_order(list(python), str, [c.path for c in context])}
     seeds: Dict[str, Any] = {}
     # Files phase 2 of the gate took in (they name what can matter) but could not summarize: one that does not
     # parse is reported like any file the check parses, though its own check (phase 1) passed it over.

@@ -1,0 +1,68 @@
+"""One shard of a run split across CI jobs: the rest of its project (`--project-from FILE`), which the project
+model reads but the shard neither reports nor fixes.
+
+A shard lists part of a project (`--files-from shard.txt`) and names the whole of it (`--project-from
+all.txt`). The model then solves the same program in every shard, in the project list's order, so each finding
+comes out exactly once, in the shard holding its file, with the message an unsharded run gives; and a change
+across modules (fix_across.py) is carried out by the shard holding its first file, and left alone by the others.
+Problems with the project's other files are left to the shards that hold them.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Sequence, TextIO, TypeVar
+
+T = TypeVar("T")
+
+
+def project_paths(name: str, stdin: TextIO) -> List[str]:
+    """The paths `--project-from` lists. A list that cannot be read is a usage error: the shard would run on a
+    project model that lacks the other shards' files and silently lose their findings across modules."""
+    from .cli import UsageError
+    from .discovery import paths_from_file
+
+    unreadable: List[str] = []
+
+    def on_error(path: str, reason: str) -> None:
+        if path == name:
+            unreadable.append(reason)
+
+    paths = list(paths_from_file(name, stdin, on_error))
+    if unreadable:
+        raise UsageError(f"--project-from {name}: {unreadable[0]}")
+    return paths
+
+
+def quietly(*_: Any, **__: Any) -> None:
+    """What a shard does with a problem of a file it only reads for the model: nothing (its own shard says it)."""
+
+
+def project_candidates(resolver: Any) -> Callable[[Iterable[str]], Iterator[Any]]:
+    """Discovery of the project's files, each keyed with its settings, reporting nothing."""
+    from .discovery import Discovery
+
+    discovery = Discovery(resolver, quietly)
+
+    def candidates(paths: Iterable[str]) -> Iterator[Any]:
+        return iter(resolver.keyed(discovery.candidates(paths), quietly))
+
+    return candidates
+
+
+def context_candidates(name: str, stdin: TextIO, resolver: Any) -> List[Any]:
+    """`check`'s view of `--project-from`: the Python candidates of the project, in the list's order."""
+    from .discovery import PYTHON
+
+    found = project_candidates(resolver)(project_paths(name, stdin))
+    return [candidate for candidate in found if candidate.kind == PYTHON]
+
+
+def in_project_order(items: Sequence[T], path_of: Callable[[T], str], project: Sequence[str]) -> List[T]:
+    """`items` in the order of the project's paths (absolute), those it does not list after them as they came:
+    the model solves its files in their order, which a shard must share with an unsharded run."""
+    place: Dict[str, int] = {}
+    for path in project:
+        place.setdefault(os.path.abspath(path), len(place))
+    last = len(place)
+    return sorted(items, key=lambda item: place.get(os.path.abspath(path_of(item)), last))

@@ -62,6 +62,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_fix_parser(commands).set_defaults(handler=run_fix)
 
+    from .merge_command import add_merge_parser
+
+    add_merge_parser(commands)
+
     rules = commands.add_parser("rules", help="list the rules", description="List every rule: code, name, fix, summary.")
     rules.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
     rules.set_defaults(handler=run_rules)
@@ -417,7 +421,13 @@ def run_check(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: T
         return iter(found)
 
     found = write_report(args, results, errors, stdout, stderr)
-    if errors.items:
+    return exit_code(args, bool(errors.items), found)
+
+
+def exit_code(args: argparse.Namespace, failed: bool, found: bool) -> int:
+    """`check`'s exit code (and `merge`'s): 2 when something could not be checked or read, even with
+    --exit-zero; 1 for findings unless --exit-zero; else 0."""
+    if failed:
         return EXIT_ERROR
     return EXIT_FINDINGS if found and not args.exit_zero else EXIT_CLEAN
 

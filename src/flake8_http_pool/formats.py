@@ -139,7 +139,8 @@ class FullFormatter(TextFormatter):
         self.out.write(f"    {line}\n    {indent}{self.style.caret('^')}\n")
 
 
-_RELATED = (
+# A finding's details naming a place in another module, and what that place is (SARIF's related locations).
+RELATED_PLACES = (
     ("hot_file", "hot_line", "the reason this function runs many times"),
     ("blocking_file", "blocking_line", "the blocking call the function reaches"),
     ("writer_file", "writer_line", "the function that writes the body to a file"),
@@ -152,10 +153,21 @@ def _json_safe(details: Mapping[str, Any]) -> Dict[str, Any]:
     return {k: v for k, v in details.items() if isinstance(v, plain)}
 
 
+def _exact(path: str, item: Reported) -> Dict[str, Any]:
+    """What a report needs beyond the finding's code, message and line for `merge` to write any format from it:
+    the path as shown, the columns in UTF-8 bytes from 1 (flake8's), the end line, the source line and the
+    plain details (the places in other modules behind it among them)."""
+    f = item.located.finding
+    return {"path": shown(path), "col": f.col + 1, "end_line": f.end_line, "end_col": f.end_col + 1,
+            "source_line": item.source_line, "details": _json_safe(f.details)}
+
+
 class JsonFormatter(Formatter):
-    """A JSON array of objects: path, code, name, message, line, col (from 1), end_line, end_col, fix ("safe",
-    "unsafe" or null: what `fix` does with the site), details. A file that could not be checked is a record too,
-    with flake8's code (E999: does not parse; E902: cannot be read), name "error" and fix null."""
+    """A JSON array of objects: path, code, name, message, line, col (from 1, in UTF-8 bytes as flake8 counts),
+    end_line, end_col, char_col and end_char_col (from 1, in characters as SARIF and GitHub count), fix ("safe",
+    "unsafe" or null: what `fix` does with the site), details, source_line. A file that could not be checked is
+    a record too, with flake8's code (E999: does not parse; E902: cannot be read), name "error", fix null, the
+    whole reason and where (null, or [line, col] for a source error). `merge` reads it back whole."""
 
     def start(self) -> None:
         self.out.write("[")
@@ -169,17 +181,21 @@ class JsonFormatter(Formatter):
     def findings(self, path: str, reported: Sequence[Reported]) -> None:
         for item in reported:
             f = item.located.finding
+            exact = _exact(path, item)
             self._record({
-                "path": shown(path),
+                "path": exact["path"],
                 "code": f.code,
                 "name": self._names.get(f.code, ""),
                 "message": f.message,
                 "line": f.line,
-                "col": f.col + 1,
-                "end_line": f.end_line,
-                "end_col": f.end_col + 1,
+                "col": exact["col"],
+                "end_line": exact["end_line"],
+                "end_col": exact["end_col"],
                 "fix": item.fix,
-                "details": _json_safe(f.details),
+                "details": exact["details"],
+                "char_col": item.located.col_chars + 1,
+                "end_char_col": item.located.end_col_chars + 1,
+                "source_line": exact["source_line"],
             })
 
     def finish(self, errors: Sequence[CheckError]) -> None:
@@ -187,7 +203,8 @@ class JsonFormatter(Formatter):
             self._record({
                 "path": shown(error.path), "code": error.code, "name": "error", "message": error.message,
                 "line": error.line, "col": error.col, "end_line": error.line, "end_col": error.col,
-                "fix": None, "details": {},
+                "fix": None, "details": {}, "reason": error.reason,
+                "where": list(error.where) if error.where is not None else None,
             })
         self.out.write("]\n" if self._first else "\n]\n")
 
@@ -284,13 +301,14 @@ class SarifFormatter(Formatter):
                 "level": "warning",
                 "message": {"text": f.message},
                 "locations": [{"physicalLocation": {"artifactLocation": location, "region": region}}],
-                "properties": {"fix": entry.fix},
+                # The rest of what the other formats show, so that `merge` can write any of them from SARIF.
+                "properties": {"fix": entry.fix, **_exact(path, entry)},
             }
             related = []
             # Places in another module behind the finding (the project model): the loop or registration that
             # makes the function hot; the blocking call a helper reaches (HTP403); the function writing the body
             # to a file (HTP201).
-            for file_key, line_key, text in _RELATED:
+            for file_key, line_key, text in RELATED_PLACES:
                 place_file, place_line = f.details.get(file_key), f.details.get(line_key)
                 if isinstance(place_file, str) and place_file and isinstance(place_line, int):
                     related.append({
@@ -315,6 +333,7 @@ class SarifFormatter(Formatter):
             "message": {"text": f"{shown(error.path)}: error: {error.reason}"},
             "descriptor": {"id": error.code},
             "locations": [{"physicalLocation": location}],
+            "properties": {"path": shown(error.path), "reason": error.reason},
         }
 
     def _artifact(self, path: str) -> Dict[str, Any]:

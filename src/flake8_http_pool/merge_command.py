@@ -19,7 +19,7 @@ def add_merge_parser(commands: Any) -> argparse.ArgumentParser:
     """Register `merge` on the command line's subparsers, with `check`'s reporting flags."""
     from .cli import add_report_arguments
 
-    merge = commands.add_parser(
+    merge: argparse.ArgumentParser = commands.add_parser(
         "merge",
         help="join the JSON or SARIF reports of a sharded check into one report",
         description="Read the reports that `check --output-format json` or `--output-format sarif` wrote, one "

@@ -58,13 +58,13 @@ def read_report(name: str) -> List[Entry]:
 
 def _int(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(repr(value))
+        raise TypeError(repr(value))
     return value
 
 
 def _text(value: Any) -> str:
     if not isinstance(value, str):
-        raise ValueError(repr(value))
+        raise TypeError(repr(value))
     return value
 
 
@@ -86,7 +86,7 @@ def _from_record(record: Mapping[str, Any]) -> Entry:
     end_col = _int(record.get("end_col", col))
     details = record.get("details") or {}
     if not isinstance(details, dict):
-        raise ValueError(repr(details))
+        raise TypeError(repr(details))
     fix = record.get("fix")
     if fix not in (None, "safe", "unsafe"):
         raise ValueError(repr(fix))

@@ -4,8 +4,9 @@ flake8 gives the plugin one file at a time, in several processes. For each file 
 root (the nearest pyproject.toml, setup.cfg, setup.py or .git above it), lists the project's Python files once
 per process and root, and loads the solved seeds through the cache (project_cache.py):
 
-- warm: one walk of the root and one `stat` per file (a stat index gives each unchanged file's hash), then ONE
-  cache entry holding the solved seeds of exactly that set of (path, hash): nothing is read or parsed;
+- warm: one walk of the root and one `stat` per file (a stat index, project_cache.StatMemo, gives each unchanged
+  file's hash), then ONE cache entry holding the solved seeds of exactly that set of (path, hash): nothing is
+  read or parsed;
 - cold: the first process takes the cache folder's lock, summarizes what the gate lets through (each module's
   summary cached on its own) and stores the solved seeds; the others wait on the lock, then read them.
 
@@ -113,7 +114,8 @@ def solved_project(root: str, options: Options, exclude: Sequence[str] = (),
     None, the one the project's own config names (`cache-dir`, as `check` reads it), else the environment's or
     the default."""
     from .project import project_seeds
-    from .project_cache import (CACHE_DIR_NAME, ProjectCache, cache_folder, content_hash, options_fingerprint)
+    from .project_cache import (CACHE_DIR_NAME, MISSING, ProjectCache, StatMemo, cache_folder, content_hash,
+                                options_fingerprint)
 
     folder = cache_folder(root, cache_dir if cache_dir is not None else _configured_cache_dir(root))
     limit = _limit()
@@ -129,24 +131,19 @@ def solved_project(root: str, options: Options, exclude: Sequence[str] = (),
         return project_seeds(files, lambda _: options)
     fingerprint = options_fingerprint(options)
     index_key = f"{root}\0{fingerprint}"
-    index: Dict[str, Tuple[int, int, str]] = cache.load_blob("s", "index\0" + index_key) or {}
+    index = StatMemo(cache, "s", "index\0" + index_key)
     hashes: List[Tuple[str, str]] = []
-    fresh: Dict[str, Tuple[int, int, str]] = {}
     for path in files:
-        try:
-            stat = os.stat(path)
-        except OSError:
+        signature, digest = index.get(path, "")
+        if signature is None:
             continue
-        known = index.get(path)
-        if known is not None and known[:2] == (stat.st_size, stat.st_mtime_ns):
-            digest = known[2]
-        else:
+        if digest is MISSING:
             try:
                 with open(path, "rb") as stream:
                     digest = content_hash(stream.read())
             except OSError:
                 continue
-        fresh[path] = (stat.st_size, stat.st_mtime_ns, digest)
+            index.put(path, signature, "", digest)
         hashes.append((path, digest))
     # One solved entry per project and options, overwritten when any module changes: it holds the set of
     # (path, hash) it was solved from, and is used only for exactly that set.
@@ -160,8 +157,7 @@ def solved_project(root: str, options: Options, exclude: Sequence[str] = (),
             if found is None:
                 found = dict(project_seeds([path for path, _ in hashes], lambda _: options, cache=cache))
                 cache.store_blob("s", solved_key, (state, found))
-    if fresh != index:
-        cache.store_blob("s", "index\0" + index_key, fresh)
+    index.save()
     return found
 
 

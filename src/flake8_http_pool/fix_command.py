@@ -74,8 +74,8 @@ def add_fix_parser(commands: Any) -> argparse.ArgumentParser:
         "`check`. A file is written only under its root (the directory argument it was found in, else the "
         "working directory; name a file by its real path to fix it elsewhere), only if unchanged since it was "
         "read and not read-only, atomically, keeping links, owner, mode and line ends. Exit 0: done, nothing "
-        "left; 1: findings remain that were not fixed (unsafe or report-only), or with --diff/--check files would "
-        "change (--exit-zero: 0); 2: usage error or a file that could not be processed; 128+N: stopped by "
+        "left; 1: findings remain that were not fixed (unsafe or report-only), or with --diff/--check/--split-by-owner "
+        "files would change (--exit-zero: 0); 2: usage error or a file that could not be processed; 128+N: stopped by "
         "signal N (no file half-written).",
     )
     add_scan_arguments(fix, "fix")
@@ -93,7 +93,7 @@ def add_fix_parser(commands: Any) -> argparse.ArgumentParser:
         "top-level folder (unowned-FOLDER.patch; the root's files: unowned.patch). Each applies alone from the "
         "repository root (git apply, patch -p1); a change across modules goes whole into the patch of the "
         "owners of its finding's file. A previous run's patches in DIR are replaced; other *.patch files there "
-        "are refused. Exit codes as --diff",
+        "are refused. Exit codes as --diff.",
     )
     fix.add_argument("--codeowners", metavar="FILE",
                      help="with --split-by-owner: the CODEOWNERS file to read (default: the repository root's "

@@ -214,8 +214,13 @@ class OwnerPatches:
             for target in staged:
                 target.discard()
             raise
-        for target in staged:
-            target.commit()
+        for number, target in enumerate(staged):
+            try:
+                target.commit()
+            except BaseException:
+                for rest in staged[number + 1:]:  # no temporary file left behind in the user's folder
+                    rest.discard()
+                raise
         written = {patch.name for patch in patches}
         for name in self.previous:
             if name not in written:

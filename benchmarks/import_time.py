@@ -12,6 +12,10 @@ import re
 import statistics
 import subprocess
 import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import child_environment  # noqa: E402
 
 _PROBE = (
     "import flake8.main.application, flake8.checker\n"  # already loaded when flake8 loads plugins
@@ -23,7 +27,8 @@ _LINE = re.compile(r"import time:\s+(\d+) \|\s+(\d+) \|(\s*)(\S+)")
 
 
 def plugin_import_us() -> tuple:
-    result = subprocess.run([sys.executable, "-X", "importtime", "-c", _PROBE], capture_output=True, text=True, check=True)
+    result = subprocess.run([sys.executable, "-X", "importtime", "-c", _PROBE], capture_output=True, text=True,
+                            check=True, env=child_environment())
     total = 0
     for line in result.stderr.splitlines():
         match = _LINE.match(line)

@@ -25,5 +25,6 @@ def test_benchmarks_run_quick(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-6000:]
     text = output.read_text()
     assert "## Machine" in text and "## Goals" in text
-    for title in ("flake8 with and without the plugin", "Importing the flake8 entry point", "-file tree"):
+    for title in ("flake8 with and without the plugin", "Importing the flake8 entry point", "-file tree",
+                  "The whole-project analysis and its cache", "`fix` in a pre-commit hook"):
         assert title in text, title

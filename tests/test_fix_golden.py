@@ -185,3 +185,48 @@ def test_interrupted_write_leaves_the_original(tmp_path: Path, monkeypatch: pyte
         write_atomically(str(path), "x = 2\n", b"x = 1\n")
     assert path.read_bytes() == b"x = 1\n"
     assert [p.name for p in tmp_path.iterdir()] == ["keep.py"]
+
+
+_BOTH_BASES = """
+import sys
+if sys.argv[1] == "codemod":
+    import libcst.codemod  # loaded first, as libcst's own tool does: the commands stand on its codemod base
+from pathlib import Path
+from flake8_http_pool.fixing import fix_source
+from flake8_http_pool.source_files import decode_source
+from flake8_http_pool.fixes.base import FindingFixCommand
+print(FindingFixCommand.__mro__[1].__name__)
+for name in sys.argv[2:]:
+    result = fix_source(decode_source(Path(name).read_bytes()), filename=name, unsafe=True)
+    print(name, result.error, sorted(result.applied.items()), repr(result.text))
+print("libcst.codemod" in sys.modules)
+"""
+
+
+def test_every_golden_case_fixes_the_same_with_or_without_libcsts_codemod_package() -> None:
+    # `fix` never loads libcst.codemod (it costs more than a small file's whole fix) and runs the commands on a
+    # base of its own; under libcst's tool they are codemods proper. Both must write the same bytes.
+    names = [str(case) for case in CASES]
+    runs = {}
+    for mode in ("light", "codemod"):
+        done = subprocess.run([sys.executable, "-c", _BOTH_BASES, mode, *names], capture_output=True, text=True,
+                              timeout=600)
+        assert done.returncode == 0, done.stderr[-3000:]
+        runs[mode] = done.stdout.splitlines()
+    assert runs["light"][0] == "_LightCommand" and runs["codemod"][0] == "VisitorBasedCodemodCommand"
+    assert runs["light"][1:-1] == runs["codemod"][1:-1]
+    assert sum(" None [(" in line for line in runs["light"]) >= len(names) // 2  # most cases apply a fix
+    # Loaded only by the few fixes that add or drop an import, never for the rest.
+    assert runs["codemod"][-1] == "True"
+
+
+def test_a_fix_that_changes_no_import_never_loads_libcsts_codemod_package(tmp_path: Path) -> None:
+    target = tmp_path / "client.py"
+    target.write_text("import requests\n\n\ndef first_line(url):\n    r = requests.get(url, stream=True, timeout=10)\n"
+                      "    for line in r.iter_lines():\n        return line\n")
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "flake8_http_pool", "fix", "-q", "--no-cache",
+                           str(target)], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "with requests.get(url, stream=True, timeout=10) as r:" in target.read_text()
+    imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time")}
+    assert "libcst" in imported and "libcst.codemod" not in imported and "libcst.matchers" not in imported

@@ -16,7 +16,7 @@ import sys
 import textwrap
 import time
 from pathlib import Path
-from typing import Dict, List, Sequence, Union
+from typing import Any, Dict, List, Sequence, Union
 
 import pytest
 
@@ -571,3 +571,35 @@ def test_a_worker_checks_its_parent() -> None:
         assert runner.orphaned() is True
     finally:
         runner._parent_pid = saved
+
+
+def _hold_exit(shared: Any, item: int) -> int:
+    """A job whose worker, once asked to exit, never does (a finalizer that sleeps): the shape of a worker stuck
+    on the pool's queue lock at shutdown."""
+    import multiprocessing.util
+    import time as clock
+
+    multiprocessing.util.Finalize(None, clock.sleep, args=(3600,), exitpriority=0)
+    return item * 2
+
+
+_STUCK_RUN = """
+import sys, time
+sys.path.insert(0, {tests!r})
+from flake8_http_pool.runner import Runner, SHUTDOWN_GRACE_S
+from test_fix_writes import _hold_exit
+started = time.monotonic()
+results = list(Runner(_hold_exit, None, lambda item: -1, 2, chunk_size=1).run([1, 2, 3, 4]))
+print(results, round(time.monotonic() - started, 1), SHUTDOWN_GRACE_S)
+"""
+
+
+def test_a_worker_that_will_not_exit_after_the_run_does_not_hang_it() -> None:
+    # Every result is in hand; a worker that does not exit is stopped after the grace period, not waited on
+    # for ever (`shutdown(wait=True)` waited: 1 small `check` in 40 hung on a worker stuck on the queue lock).
+    done = subprocess.run([sys.executable, "-c", _STUCK_RUN.format(tests=str(Path(__file__).parent))],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    results, seconds, grace = done.stdout.split("] ")[0] + "]", *map(float, done.stdout.split("] ")[1].split())
+    assert results == "[2, 4, 6, 8]"
+    assert seconds < grace + 10, done.stdout

@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 from typing import List, Optional
 
@@ -160,3 +161,34 @@ def test_the_cache_folder_is_the_one_the_project_or_flake8_names(tmp_path: Path)
     assert named.stdout.startswith(_FOUND) and (tmp_path / "elsewhere" / "CACHEDIR.TAG").exists()
     # Where the cache lives changes no finding: under --isolated the project's folder is still the one used.
     assert _flake8(root, "app/http.py").stdout.startswith(_FOUND) and not (root / CACHE).exists()
+
+
+def test_a_folder_listing_kept_in_the_cache_follows_files_added_removed_and_renamed(tmp_path: Path) -> None:
+    # The plugin keeps each folder's listing beside the folder's times: adding, removing or renaming a module
+    # changes the folder, so the next run lists it again.
+    from flake8_http_pool.plugin_project import project_files
+    from flake8_http_pool.project_cache import ProjectCache, StatMemo
+
+    root = tmp_path / "proj"
+    (root / "pkg" / "sub").mkdir(parents=True)
+    for name in ("pkg/a.py", "pkg/sub/b.py", "top.py"):
+        (root / name).write_text("x = 1\n")
+    cache = ProjectCache.open(str(root / ".cache"))
+    then = os.stat(root).st_mtime - 600
+    for folder in (root, root / "pkg", root / "pkg" / "sub"):
+        os.utime(folder, (then, then))
+    time.sleep(2.2)  # past the racy window (project_cache.RACY_NS)
+
+    def listed() -> List[str]:
+        memo = StatMemo(cache, "s", "folders-test")
+        found = [os.path.relpath(path, root) for path in project_files(str(root), (), ".cache", memo)]
+        memo.save()
+        return found
+
+    assert listed() == ["top.py", "pkg/a.py", "pkg/sub/b.py"] == listed()
+    (root / "pkg" / "sub" / "c.py").write_text("y = 2\n")
+    (root / "pkg" / "a.py").rename(root / "pkg" / "renamed.py")
+    (root / "top.py").unlink()
+    assert listed() == ["pkg/renamed.py", "pkg/sub/b.py", "pkg/sub/c.py"]
+    (root / "pkg" / "sub" / "pyvenv.cfg").write_text("home = /usr\n")  # a venv made in a listed folder
+    assert listed() == ["pkg/renamed.py"]

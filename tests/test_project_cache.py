@@ -10,12 +10,14 @@ import pickle
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Dict, List, Optional
 
 import pytest
 
 from project_expectations import project_folders, project_root
+from flake8_http_pool.project_cache import RACY_NS
 from project_trees import CACHE, LOOP as _LOOP, WRAPPER as _WRAPPER, write_tree as _write
 
 _ONCE = "from app.http import get_json\n\n\ndef sync(url):\n    return get_json(url)\n"
@@ -266,3 +268,79 @@ def test_a_cached_result_shows_the_path_as_given_this_time(tmp_path: Path) -> No
     named = subprocess.run([sys.executable, "-m", "flake8_http_pool", "check", "--isolated", "-q", "app/http.py",
                             "app/sync.py"], cwd=root, capture_output=True, text=True, timeout=180, env=environment)
     assert named.stdout.startswith("app/http.py:5:12: HTP102"), named.stdout + named.stderr
+
+
+def _age(root: Path, seconds: int = 600) -> None:
+    """Every file of the tree last modified `seconds` ago, and its change time (which only the clock sets) past
+    the racy window: old enough for the stat index to vouch for it (a file changed in the seconds before a run
+    is read again next time; project_cache.settled)."""
+    then = os.stat(root).st_mtime - seconds
+    for path in root.rglob("*"):
+        if path.is_file():
+            os.utime(path, (then, then))
+    time.sleep(RACY_NS / 1e9 + 0.2)
+
+
+def _drop_entries(root: Path) -> None:
+    """The cache's per-module entries removed: what is left is the stat indexes and the solve."""
+    shutil.rmtree(root / CACHE / "m")
+
+
+def test_a_warm_run_takes_unchanged_files_from_the_stat_index_without_reading_their_entries(tmp_path: Path) -> None:
+    root = _project(tmp_path / "proj")
+    _age(root)
+    cold = _check(root)
+    assert cold.returncode == 1 and "called in a loop at app/sync.py:6" in cold.stdout, cold.stdout + cold.stderr
+    _drop_entries(root)
+    log = tmp_path / "parsed.txt"
+    warm = _check(root, parse_log=log)
+    assert (warm.stdout, warm.returncode) == (cold.stdout, cold.returncode), warm.stderr
+    assert _parsed(log) == []  # the entries are gone: only the index can have given every finding
+    # A file changed just now is not vouched for by the index: it is read (and, its entry gone, parsed) again.
+    _write(root, {"app/sync.py": _LOOP})
+    _drop_entries(root)
+    again = _check(root, parse_log=log)
+    assert again.stdout == cold.stdout and [os.path.basename(p) for p in _parsed(log)] == ["sync.py"], _parsed(log)
+
+
+def test_an_edit_that_keeps_the_size_and_modification_time_is_still_seen(tmp_path: Path) -> None:
+    # An editor or a checkout that puts back the old mtime with a same-sized text: the change time and the
+    # inode still tell (as they tell git).
+    root = _project(tmp_path / "proj")
+    _age(root)
+    first = _check(root)
+    assert "called in a loop at app/sync.py:6" in first.stdout, first.stdout + first.stderr
+    sync = root / "app" / "sync.py"
+    before = os.stat(sync)
+    quiet = _LOOP.replace("    for url in urls:\n        get_json(url)\n", "    if  url in urls:\n        get_json(url)\n")
+    assert len(quiet) == len(_LOOP) and quiet != _LOOP
+    sync.write_text(quiet, encoding="utf-8")
+    os.utime(sync, ns=(before.st_atime_ns, before.st_mtime_ns))
+    second = _check(root)
+    assert (second.returncode, second.stdout) == (0, ""), second.stdout + second.stderr
+
+
+@pytest.mark.parametrize("aged", [False, True], ids=["files-just-written", "files-settled"])
+def test_a_warm_run_after_an_edit_reads_only_the_edited_file(tmp_path: Path, aged: bool) -> None:
+    # Phase 2 of the gate and the patch facts of the tests are kept per file too: one edit reads one file.
+    root = _project(tmp_path / "proj", loop=False)
+    _write(root, {f"app/other_{n}.py": f"def f{n}(x):\n    return x\n" for n in range(5)})
+    if aged:
+        _age(root)
+    assert _check(root).stdout == ""
+    _write(root, {"app/sync.py": _LOOP})
+    log = tmp_path / "parsed.txt"
+    second = _check(root, parse_log=log)
+    assert second.stdout == _check(root, "--no-cache").stdout and "HTP102" in second.stdout, second.stderr
+    parsed = {os.path.basename(path) for path in _parsed(log)}
+    assert not any(name.startswith("other_") for name in parsed), parsed
+    if aged:
+        # Settled files are not even read: their entries dropped, nothing but the edited file (and the one its
+        # change seeds) is parsed, and the test module's patch facts come from the index.
+        _write(root, {"app/sync.py": _ONCE})
+        _drop_entries(root)
+        log.unlink()
+        third = _check(root, parse_log=log)
+        assert (third.returncode, third.stdout) == (0, ""), third.stdout + third.stderr
+        assert {os.path.basename(path) for path in _parsed(log) if path != "(solve)"} <= {"sync.py", "http.py"}, \
+            _parsed(log)

@@ -289,11 +289,11 @@ def _caller_wraps(other: _Source, name: str, target: str, side: Any, imported: s
 def _run(source: _Source, plan: List[Any]) -> str:
     """`plan` carried out on the file's text with HTP104's codemod."""
     import libcst as cst
-    from libcst.codemod import CodemodContext
 
+    from .fixes.base import new_context
     from .fixes.htp104 import ClientParameterCommand
 
-    command = ClientParameterCommand(CodemodContext(filename=source.path), plan)
+    command = ClientParameterCommand(new_context(source.path), plan)
     return command.transform_module(cst.parse_module(source.text)).code
 
 

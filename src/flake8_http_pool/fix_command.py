@@ -30,6 +30,7 @@ from .formats import shown
 from .options import Options
 
 WRITE, DIFF, CHECK = "write", "diff", "check"
+PATCH = "patch"  # --split-by-owner: each changed file's hunks, on its bytes, for owner_patches
 # The progress line appears on a terminal only once a run has taken this long (seconds).
 PROGRESS_AFTER = 1.0
 # Past this many seconds fixing one file, the file is skipped and named (--timeout-per-file).
@@ -59,6 +60,8 @@ class FileFixResult(NamedTuple):
     diff: Optional[str] = None
     where: Optional[Tuple[int, int]] = None  # set for a source error in flake8's shape (see SourceError)
     remaining: Tuple[Tuple[str, int], ...] = ()  # WRITE mode: findings per code the file still has afterwards
+    patch: Optional[bytes] = None  # PATCH mode: the file's diff hunks on its bytes (owner_patches.file_hunks)
+    change: Tuple[str, ...] = ()  # the files (absolute) of the change across modules it is part of, its site first
 
 
 def add_fix_parser(commands: Any) -> argparse.ArgumentParser:
@@ -72,8 +75,8 @@ def add_fix_parser(commands: Any) -> argparse.ArgumentParser:
         "`check`. A file is written only under its root (the directory argument it was found in, else the "
         "working directory; name a file by its real path to fix it elsewhere), only if unchanged since it was "
         "read and not read-only, atomically, keeping links, owner, mode and line ends. Exit 0: done, nothing "
-        "left; 1: findings remain that were not fixed (unsafe or report-only), or with --diff/--check files would "
-        "change (--exit-zero: 0); 2: usage error or a file that could not be processed; 128+N: stopped by "
+        "left; 1: findings remain that were not fixed (unsafe or report-only), or with --diff/--check/--split-by-owner "
+        "files would change (--exit-zero: 0); 2: usage error or a file that could not be processed; 128+N: stopped by "
         "signal N (no file half-written).",
     )
     add_scan_arguments(fix, "fix")
@@ -84,6 +87,18 @@ def add_fix_parser(commands: Any) -> argparse.ArgumentParser:
     mode = fix.add_mutually_exclusive_group()
     mode.add_argument("--diff", action="store_true", help="print a unified diff of the changes and write nothing")
     mode.add_argument("--check", action="store_true", help="write nothing; exit 1 if any file would change (judged by planning the fixes, without applying them)")
+    mode.add_argument(
+        "--split-by-owner", metavar="DIR",
+        help="write nothing to the sources: write the changes as patches into DIR (created if missing), one per "
+        "CODEOWNERS owner set (`@org/a @org/b` -> org-a+org-b.patch) and, for files with no owner, one per "
+        "top-level folder (unowned-FOLDER.patch; the root's files: unowned.patch). Each applies alone from the "
+        "repository root (git apply, patch -p1); a change across modules goes whole into the patch of the "
+        "owners of its finding's file. A previous run's patches in DIR are replaced; other *.patch files there "
+        "are refused. Exit codes as --diff.",
+    )
+    fix.add_argument("--codeowners", metavar="FILE",
+                     help="with --split-by-owner: the CODEOWNERS file to read (default: the repository root's "
+                     ".github/CODEOWNERS, CODEOWNERS or docs/CODEOWNERS, the first that exists)")
     fix.add_argument("--no-progress", action="store_true", help="never show the progress line on stderr")
     fix.add_argument("--exit-zero", action="store_true",
                      help="exit 0 even when findings remain or files would change (errors still exit 2)")
@@ -179,6 +194,12 @@ def fix_file(
         return FileFixResult(path, unsafe_left=left, error=f"the fix would drop {lost} form feed(s) (\\f); not fixed")
     if mode == DIFF:
         return FileFixResult(path, True, applied, left, error=unhandled, diff=unified_diff(path, text, result.text))
+    if mode == PATCH:
+        from .owner_patches import file_hunks
+        from .writing import encode_like
+
+        return FileFixResult(path, True, applied, left, error=unhandled,
+                             patch=file_hunks(data, encode_like(result.text, data)))
     if mode == WRITE:
         refused = _write(path, result.text, data, place, None if before is None else snapshot(before, data))
         if refused is not None:
@@ -421,10 +442,11 @@ def run_fix(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: Tex
     _require_libcst()
     if cli.STDIN in args.paths and (len(args.paths) > 1 or args.files_from is not None):
         raise cli.UsageError("`fix -` fixes the source on standard input alone; give no other path or --files-from")
+    mode = DIFF if args.diff else CHECK if args.check else PATCH if args.split_by_owner is not None else WRITE
+    previous_patches = _check_split_usage(args, mode)
     scanned_settings = cli.scan_settings(args, stderr)
     resolver = scanned_settings.resolver
 
-    mode = DIFF if args.diff else CHECK if args.check else WRITE
     skipped: List[Tuple[str, str]] = []
 
     def on_error(path: str, reason: str, where: Optional[Tuple[int, int]] = None) -> None:
@@ -452,6 +474,12 @@ def run_fix(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: Tex
     # The project model needs every module before any file is fixed: a wrapper's session goes in its own
     # module because of a loop in another. The solve runs here; each file's job carries its own seeds.
     targets = list(targets)
+    splitter = None
+    if mode == PATCH:
+        from .owner_patches import OwnerPatches
+
+        splitter = OwnerPatches.for_paths(args.split_by_owner, previous_patches, args.codeowners,
+                                          [t.path for t in targets], cli._note(stderr))
     # One shard of a run (--project-from): the rest of the project is read for the model, fixed elsewhere.
     own = {os.path.abspath(t.path) for t in targets} if args.project_from is not None else None
     targets = with_project(targets, args.project_from, stdin, resolver)
@@ -482,6 +510,8 @@ def run_fix(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: Tex
                         if result.diff:
                             progress.clear()
                             stdout.write(result.diff)
+                        elif splitter is not None and result.patch is not None:
+                            splitter.add(result.path, result.patch, result.change)
                         elif mode == CHECK:
                             progress.clear()
                             counts = _counts(Counter(dict(result.applied)))
@@ -500,9 +530,29 @@ def run_fix(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: Tex
     finally:
         progress.clear()
         stdout.flush()
+    closing = summary(scanned, changed, applied, unsafe_left, skipped, mode, remaining)
+    if splitter is not None:
+        closing += "".join(f"flake8-http-pool fix: {line}\n" for line in splitter.summary(splitter.write()))
     if not args.quiet:
-        stderr.write(summary(scanned, changed, applied, unsafe_left, skipped, mode, remaining))
+        stderr.write(closing)
     return fix_exit_code(args, mode, bool(skipped), changed > 0, sum(remaining.values()) > 0)
+
+
+def _check_split_usage(args: argparse.Namespace, mode: str) -> List[str]:
+    """--split-by-owner's usage errors, before any file is read; the patches a previous run left in its folder."""
+    from . import cli
+    from .owner_patches import check_folder
+
+    if args.codeowners is not None and mode != PATCH:
+        raise cli.UsageError("--codeowners is read by --split-by-owner only")
+    if mode != PATCH:
+        return []
+    if args.codeowners is not None and not os.path.isfile(args.codeowners):
+        raise cli.UsageError(f"--codeowners {args.codeowners}: no such file")
+    if cli.STDIN in args.paths:
+        raise cli.UsageError("--split-by-owner writes patches of files; it cannot take `-` (source on standard "
+                             "input)")
+    return check_folder(args.split_by_owner)
 
 
 def _chain_results(first: List[FileFixResult], then: Iterable[FileFixResult]) -> Iterator[FileFixResult]:
@@ -530,8 +580,9 @@ def fix_across_modules(targets: List[FixTarget], overrides: Any, unsafe: bool, m
     from .fix_across import plan_changes, relocated, verify_change
     from .fix_facts import facts_for_file
     from .fixing import fix_source
+    from .owner_patches import file_hunks
     from .settings import resolved
-    from .writing import GroupFile, WriteRefused, content_snapshot, locate, write_group
+    from .writing import GroupFile, WriteRefused, content_snapshot, encode_like, locate, write_group
 
     by_path = {os.path.abspath(t.path): t for t in targets}
     seeds = {path: t.seeds for path, t in by_path.items() if t.seeds is not None}
@@ -621,7 +672,9 @@ def fix_across_modules(targets: List[FixTarget], overrides: Any, unsafe: bool, m
             results.append(FileFixResult(
                 target.path, True, tuple(sorted(applied.items())), tuple(sorted(fixed.unsafe_left.items())),
                 diff=unified_diff(target.path, file.text, fixed.text) if mode == DIFF else None,
-                remaining=remaining))
+                remaining=remaining,
+                patch=file_hunks(file.data, encode_like(fixed.text, file.data)) if mode == PATCH else None,
+                change=tuple(f.path for f in change.files)))
             done.add(file.path)
     return results, held, _left(targets, done, own)
 
@@ -659,15 +712,15 @@ def with_project(targets: List[FixTarget], project_from: Optional[str], stdin: T
 
 
 def fix_exit_code(args: argparse.Namespace, mode: str, errors: bool, changed: bool, remaining: bool) -> int:
-    """ruff's: 2 on errors; else 1 when --diff/--check would change a file, or when writing left findings
-    unfixed; 0 otherwise, and always 0 with --exit-zero."""
+    """ruff's: 2 on errors; else 1 when --diff/--check/--split-by-owner would change a file, or when writing
+    left findings unfixed; 0 otherwise, and always 0 with --exit-zero."""
     from . import cli
 
     if errors:
         return cli.EXIT_ERROR
     if args.exit_zero:
         return cli.EXIT_CLEAN
-    if mode in (DIFF, CHECK):
+    if mode in (DIFF, CHECK, PATCH):
         return cli.EXIT_FINDINGS if changed else cli.EXIT_CLEAN
     return cli.EXIT_FINDINGS if remaining else cli.EXIT_CLEAN
 

@@ -364,12 +364,13 @@ def _one_fix(text: str, plans: Sequence[_SitePlan], filename: str) -> "Optional[
         if not plan.allowed:
             continue
         import libcst as cst  # only here: a file with nothing to fix never pays for it
-        from libcst.codemod import CodemodContext
+
+        from .fixes.base import new_context
 
         code = plan.fix.rule_code
         try:
             module = cst.parse_module(text)
-            command = plan.fix.command_class()(CodemodContext(filename=filename), plan.allowed)
+            command = plan.fix.command_class()(new_context(filename), plan.allowed)
             module = command.transform_module(module)
         except cst.ParserSyntaxError as error:
             return _Failure(f"libcst cannot parse it: {str(error).splitlines()[0]}")

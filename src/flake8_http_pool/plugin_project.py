@@ -4,8 +4,9 @@ flake8 gives the plugin one file at a time, in several processes. For each file 
 root (the nearest pyproject.toml, setup.cfg, setup.py or .git above it), lists the project's Python files once
 per process and root, and loads the solved seeds through the cache (project_cache.py):
 
-- warm: one walk of the root and one `stat` per file (a stat index gives each unchanged file's hash), then ONE
-  cache entry holding the solved seeds of exactly that set of (path, hash): nothing is read or parsed;
+- warm: one walk of the root and one `stat` per file (a stat index, project_cache.StatMemo, gives each unchanged
+  file's hash), then ONE cache entry holding the solved seeds of exactly that set of (path, hash): nothing is
+  read or parsed;
 - cold: the first process takes the cache folder's lock, summarizes what the gate lets through (each module's
   summary cached on its own) and stores the solved seeds; the others wait on the lock, then read them.
 
@@ -41,10 +42,16 @@ _SOLVED: Dict[Tuple[str, Options, Tuple[str, ...], Optional[str]], Dict[str, Mod
 _ROOTS: Dict[str, Optional[str]] = {}
 
 
-def project_files(root: str, exclude: Sequence[str] = (), cache_name: str = "") -> Iterator[str]:
+def project_files(root: str, exclude: Sequence[str] = (), cache_name: str = "",
+                  listings: Any = None) -> Iterator[str]:
     """Every `*.py` of the project below `root` (absolute paths), skipping virtual environments, caches, build
     output, VCS folders, the cache folder and flake8's `exclude` patterns (matched against a name and its
-    absolute path, as flake8 matches them); links to folders are not followed."""
+    absolute path, as flake8 matches them); links to folders are not followed.
+
+    With `listings` (a project_cache.StatMemo), a folder that looks as it did (adding, removing or renaming an
+    entry changes a folder's times) gives the listing kept for it instead of being listed and matched again."""
+    from .project_cache import MISSING
+
     # One compiled pattern for all of them: the walk meets every name of a tree that may be large.
     matches = re.compile("|".join(f"(?:{fnmatch.translate(os.path.normcase(p))})" for p in exclude)).match \
         if exclude else None
@@ -52,14 +59,42 @@ def project_files(root: str, exclude: Sequence[str] = (), cache_name: str = "") 
     def excluded(name: str, path: str) -> bool:
         return matches is not None and bool(matches(os.path.normcase(name)) or matches(os.path.normcase(path)))
 
-    for directory, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs
-                         if d not in SKIPPED and d != cache_name and not d.endswith(".egg-info")
-                         and not excluded(d, os.path.join(directory, d))
-                         and not os.path.exists(os.path.join(directory, d, "pyvenv.cfg")))
-        for name in sorted(files):
-            if name.endswith(".py") and not excluded(name, os.path.join(directory, name)):
-                yield os.path.join(directory, name)
+    def listed(directory: str) -> Tuple[List[str], List[str]]:
+        """The folder's Python files and the subfolders to walk (absolute paths, sorted)."""
+        try:
+            entries = list(os.scandir(directory))
+        except OSError:
+            return [], []
+        files, dirs = [], []
+        for entry in entries:
+            try:
+                is_dir = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                continue
+            name = entry.name
+            if is_dir:
+                if name not in SKIPPED and name != cache_name and not name.endswith(".egg-info") \
+                        and not excluded(name, entry.path):
+                    dirs.append(entry.path)
+            elif name.endswith(".py") and not excluded(name, entry.path):
+                files.append(entry.path)
+        return sorted(files), sorted(dirs)
+
+    folders = [root]
+    while folders:
+        directory = folders.pop()
+        if listings is None:
+            files, dirs = listed(directory)
+        else:
+            signature, known = listings.get(directory, "")
+            if known is MISSING:
+                files, dirs = listed(directory)
+                listings.put(directory, signature, "", (files, dirs))
+            else:
+                files, dirs = known
+        yield from files
+        # A virtual environment made inside a folder already listed changes that folder, not its parent.
+        folders.extend(reversed([d for d in dirs if not os.path.exists(os.path.join(d, "pyvenv.cfg"))]))
 
 
 def root_of(filename: str) -> Optional[str]:
@@ -113,15 +148,20 @@ def solved_project(root: str, options: Options, exclude: Sequence[str] = (),
     None, the one the project's own config names (`cache-dir`, as `check` reads it), else the environment's or
     the default."""
     from .project import project_seeds
-    from .project_cache import (CACHE_DIR_NAME, ProjectCache, cache_folder, content_hash, options_fingerprint)
+    from .project_cache import (CACHE_DIR_NAME, MISSING, ProjectCache, StatMemo, cache_folder, content_hash,
+                                options_fingerprint)
 
     folder = cache_folder(root, cache_dir if cache_dir is not None else _configured_cache_dir(root))
     limit = _limit()
     files: List[str] = []
-    for path in project_files(root, exclude, os.path.basename(folder) or CACHE_DIR_NAME):
+    # The folders' listings are kept once the cache folder exists (a project too small to solve makes none).
+    listings = StatMemo(ProjectCache(folder) if os.path.isdir(folder) else None, "s",
+                        f"folders\0{root}\0{tuple(exclude)!r}\0{folder}")
+    for path in project_files(root, exclude, os.path.basename(folder) or CACHE_DIR_NAME, listings):
         files.append(path)
         if limit and len(files) > limit:
             return {}  # see PROJECT_LIMIT
+    listings.save()
     if len(files) < 2:
         return {}
     cache = ProjectCache.open(folder)
@@ -129,24 +169,19 @@ def solved_project(root: str, options: Options, exclude: Sequence[str] = (),
         return project_seeds(files, lambda _: options)
     fingerprint = options_fingerprint(options)
     index_key = f"{root}\0{fingerprint}"
-    index: Dict[str, Tuple[int, int, str]] = cache.load_blob("s", "index\0" + index_key) or {}
+    index = StatMemo(cache, "s", "index\0" + index_key)
     hashes: List[Tuple[str, str]] = []
-    fresh: Dict[str, Tuple[int, int, str]] = {}
     for path in files:
-        try:
-            stat = os.stat(path)
-        except OSError:
+        signature, digest = index.get(path, "")
+        if signature is None:
             continue
-        known = index.get(path)
-        if known is not None and known[:2] == (stat.st_size, stat.st_mtime_ns):
-            digest = known[2]
-        else:
+        if digest is MISSING:
             try:
                 with open(path, "rb") as stream:
                     digest = content_hash(stream.read())
             except OSError:
                 continue
-        fresh[path] = (stat.st_size, stat.st_mtime_ns, digest)
+            index.put(path, signature, "", digest)
         hashes.append((path, digest))
     # One solved entry per project and options, overwritten when any module changes: it holds the set of
     # (path, hash) it was solved from, and is used only for exactly that set.
@@ -160,8 +195,7 @@ def solved_project(root: str, options: Options, exclude: Sequence[str] = (),
             if found is None:
                 found = dict(project_seeds([path for path, _ in hashes], lambda _: options, cache=cache))
                 cache.store_blob("s", solved_key, (state, found))
-    if fresh != index:
-        cache.store_blob("s", "index\0" + index_key, fresh)
+    index.save()
     return found
 
 

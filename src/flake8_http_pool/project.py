@@ -377,7 +377,7 @@ def can_matter(summary: Summary) -> Set[str]:
 def project_root(paths: Iterable[str]) -> str:
     """The project root: the nearest folder holding pyproject.toml, setup.cfg, setup.py or .git at or above the
     folder common to `paths`, else that common folder."""
-    folders = [os.path.dirname(os.path.abspath(p)) for p in paths]
+    folders = [os.path.abspath(folder) for folder in {os.path.dirname(p) for p in paths}]
     if not folders:
         return os.getcwd()
     common = os.path.commonpath(folders)

@@ -7,7 +7,12 @@ FLAKE8_HTTP_POOL_CACHE_DIR environment variable says otherwise):
 - `m/XX/NAME`: one entry per (module path, options fingerprint): a pickled dict holding the module's content
   hash and what was computed from those bytes: whether it passed phase 1 of the gate, its summary, its
   unseeded check result per selection of codes, and its result under given seeds;
-- `s/NAME`: the plugin's solved seeds of a whole project, keyed by every module's (path, hash);
+- `s/NAME`: solved seeds of a whole project (the plugin's and `check`'s), keyed by every module's (path, hash),
+  and the plugin's stat index;
+- `i/NAME`, `g/NAME`, `r/NAME`: `check`'s stat indexes (StatMemo), one per command line or project root: each
+  file's phase-1 outcome, the phase-2 needles its bytes missed, and its patch targets, beside the file's size,
+  times and inode, so a warm run reads no file that looks as it did;
+- `p/NAME`: a file's patch targets by content hash (fix_facts.py);
 - `lock`: taken (POSIX `flock`) by a flake8 process computing a project's seeds, so the others wait and read
   them instead of doing the same work.
 
@@ -79,6 +84,65 @@ def content_hash(data: bytes) -> str:
 
 def _digest(value: str) -> str:
     return hashlib.blake2b(value.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+Signature = Tuple[int, int, int, int]
+
+# A file changed this close to the start of a run (or after it) is not vouched for by its signature next time:
+# a write in the same clock tick as the read could leave size and times as they were (git's "racy" files).
+RACY_NS = 2_000_000_000
+
+
+def stat_signature(path: str) -> Optional[Signature]:
+    """What a file looks like on disk without reading it (size, modification and change times, inode), as git's
+    index and ruff's and mypy's caches look first; None when it cannot be stat'ed."""
+    try:
+        stat = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return (stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino)
+
+
+def settled(signature: Signature, started_ns: int) -> bool:
+    """Whether `signature`, taken in a run started at `started_ns` (time.time_ns()), can stand for the file's
+    bytes in a later run: it last changed well before the run began."""
+    return max(signature[1], signature[2]) < started_ns - RACY_NS
+
+
+MISSING = object()  # StatMemo.get: the file must be read
+
+
+class StatMemo:
+    """Values computed from files, kept in one blob of the cache beside each file's signature and a tag (what
+    else the value depends on): a file that looks as it did gives its value without being read. Entries met or
+    put in this run are kept; the rest (files gone, or not asked about) are dropped when it is saved."""
+
+    def __init__(self, cache: Optional["ProjectCache"], kind: str, key: str) -> None:
+        import time
+
+        self.cache, self.kind, self.key = cache, kind, key
+        self.started = time.time_ns()  # before any file is stat'ed
+        known = cache.load_blob(kind, key) if cache is not None else None
+        self.old: Dict[str, Tuple[Signature, Any, Any]] = known if isinstance(known, dict) else {}
+        self.new: Dict[str, Tuple[Signature, Any, Any]] = {}
+
+    def get(self, path: str, tag: Any) -> Tuple[Optional[Signature], Any]:
+        """(the file's signature now, its value) or (signature, MISSING); `path` absolute."""
+        signature = stat_signature(path) if self.cache is not None else None
+        entry = self.old.get(path)
+        if signature is not None and entry is not None and entry[0] == signature and entry[1] == tag:
+            self.new[path] = entry
+            return signature, entry[2]
+        return signature, MISSING
+
+    def put(self, path: str, signature: Optional[Signature], tag: Any, value: Any) -> None:
+        """Keep `value` for `path` as it looked at `signature` (from `get`, taken before the file was read)."""
+        if signature is not None and settled(signature, self.started):
+            self.new[path] = (signature, tag, value)
+
+    def save(self) -> None:
+        if self.cache is not None and self.new != self.old:
+            self.cache.store_blob(self.kind, self.key, self.new)
 
 
 def options_fingerprint(options: Options) -> str:

@@ -15,8 +15,8 @@ from __future__ import annotations
 import os
 from typing import Any, Callable, Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple
 
-from .project_cache import (ProjectCache, codes_key, content_hash, facts_key, log_parse, options_fingerprint,
-                            seeds_key)
+from .project_cache import (MISSING, ProjectCache, StatMemo, codes_key, content_hash, facts_key, log_parse,
+                            options_fingerprint, seeds_key)
 
 Summary = Dict[str, Any]
 _FIRST, _REST, _OTHER = "first", "rest", "other"
@@ -210,30 +210,36 @@ def _marked(items: List[Tuple[Any, Any, Optional[str]]], overrides: Any, cache: 
 
 def gather_roots(roots: List[str], cache: Optional[ProjectCache], jobs: int) -> Dict[str, Tuple[FrozenSet[str], bool]]:
     """The fix facts of each project root, (patched, requests_232), for fix_facts.know_roots: every Python file
-    of the roots read for patches once, in the workers. With a cache, a root whose Python files all have the
-    size and modification time they had last time is not read again."""
+    of the roots read for patches once, in the workers. With a cache, a file that looks as it did last time
+    (project_cache.StatMemo) is not read again: one edited test file is one file read."""
     from .fix_facts import pins_requests_232, project_python_files
     from .runner import Runner
 
     folder = cache.folder if cache is not None else None
+    memos = {root: StatMemo(cache, "r", _root_key(root)) for root in roots}
     files_of = {root: sorted(project_python_files(root)) for root in roots}
-    patched: Dict[str, FrozenSet[str]] = {}
-    signatures = {root: _signature(paths) for root, paths in files_of.items()} if cache is not None else {}
-    for root in roots:
-        known = cache.load_blob("r", _root_key(root)) if cache is not None else None
-        if isinstance(known, tuple) and len(known) == 2 and known[0] == signatures[root]:
-            patched[root] = frozenset(known[1])
-    files = sorted({path for root, paths in files_of.items() if root not in patched for path in paths})
-    if files:
-        # A small project is read here: a pool costs more than reading it (and each pool started is one more
-        # fork of a process that runs threads).
-        workers = jobs if len(files) >= _POOL_AT_FILES else 1
-        targets = dict(zip(files, Runner(patch_job, folder, lambda path: (), workers).run(files)))
-        for root, paths in files_of.items():
-            if root not in patched:
-                patched[root] = frozenset(t for path in paths for t in targets[path])
-                if cache is not None:
-                    cache.store_blob("r", _root_key(root), (signatures[root], tuple(sorted(patched[root]))))
+    targets: Dict[str, Tuple[str, ...]] = {}
+    asked: Dict[str, Tuple[str, Any]] = {}
+    for root, paths in files_of.items():
+        for path in paths:
+            if path not in targets and path not in asked:
+                signature, known = memos[root].get(path, "")
+                if known is MISSING:
+                    asked[path] = (root, signature)
+                else:
+                    targets[path] = known
+    todo = sorted(asked)
+    # A few files are read here: a pool costs more than reading them (and each pool started is one more fork
+    # of a process that runs threads).
+    workers = jobs if len(todo) >= _POOL_AT_FILES else 1
+    for path, found in zip(todo, Runner(patch_job, folder, lambda path: (), workers).run(todo)):
+        targets[path] = found
+        root, signature = asked[path]
+        memos[root].put(path, signature, "", found)
+    patched = {}
+    for root, paths in files_of.items():
+        patched[root] = frozenset(target for path in paths for target in targets[path])
+        memos[root].save()
     return {root: (patched[root], pins_requests_232(root)) for root in roots}
 
 
@@ -241,19 +247,6 @@ def _root_key(root: str) -> str:
     from .fix_facts import patches_key
 
     return patches_key("root\0" + root)
-
-
-def _signature(paths: List[str]) -> str:
-    """What a project's Python files look like on disk without reading them: each one's path, size and
-    modification time (as ruff's and mypy's caches look first)."""
-    state = []
-    for path in paths:
-        try:
-            stat = os.stat(path)
-            state.append((path, stat.st_size, stat.st_mtime_ns))
-        except OSError:
-            state.append((path, -1, -1))
-    return content_hash(repr(state).encode("utf-8", "surrogatepass"))
 
 
 def search_job(shared: Any, item: Tuple[str, Any]) -> Tuple[str, bool, Optional[Summary]]:
@@ -303,6 +296,78 @@ def _solved_key(python: Dict[str, Any], digests: Dict[str, Optional[str]],
     return key, state
 
 
+_INDEX_FORMAT = 1
+_NEEDLES_KEPT = 4  # the needles a file was last missed by, in the stat memo of phase 2
+
+
+_TAGS: Dict[Tuple[Any, Any], Tuple[str, str]] = {}
+
+
+def _settings_tag(overrides: Any, key: Any) -> Tuple[str, str]:
+    """What a file's results depend on besides its bytes: its options and its selection of codes."""
+    tag = _TAGS.get((overrides, key))
+    if tag is None:
+        from .settings import resolved
+
+        settings = resolved(overrides, key)
+        tag = _TAGS[(overrides, key)] = (options_fingerprint(settings.options), codes_key(settings.codes))
+    return tag
+
+
+def _needles_key(needles: Any) -> str:
+    """A digest of phase 2's needles that is the same in every process (a frozenset's order is not)."""
+    direct, through = needles
+    stable = (sorted((token, sorted(names)) for token, names in direct.items()),
+              sorted((folder, sorted((token, sorted(names)) for token, names in below.items()))
+                     for folder, below in through.items()))
+    return content_hash(repr(stable).encode("utf-8", "surrogatepass"))
+
+
+# The summary of a file phase 1 took in, when the stat index vouched for it: in its cache entry, read only if the
+# project must be solved again (a warm run with nothing changed reuses the solve and never needs it).
+_HELD = "held in the cache"
+_Outcome = Tuple[Any, str, Optional[Summary], Optional[str]]
+
+
+def _first_results(candidates: List[Any], absolute: List[str], overrides: Any, cache: Optional[ProjectCache],
+                   jobs: int, crashed_first: Callable[[Any], _Outcome]) -> List[_Outcome]:
+    """Phase 1 for every candidate (first_job's outcome), in order.
+
+    With a cache, a stat index (project_cache.StatMemo, one per command line) holds each Python file's findings
+    and place in the gate beside its signature on disk and its settings: a file that looks as it did, under the
+    same settings, is neither read nor sent to a worker, so a warm run costs a stat per file."""
+    from .checking import FileResult
+    from .discovery import PYTHON
+    from .runner import Runner
+
+    outcomes: List[Optional[_Outcome]] = [None] * len(candidates)
+    memo = StatMemo(cache, "i", repr((_INDEX_FORMAT, overrides)))
+    asked: Dict[int, Tuple[str, Any, Tuple[str, str]]] = {}
+    todo = []
+    for position, candidate in enumerate(candidates):
+        if candidate.kind == PYTHON and cache is not None:
+            path = absolute[position]
+            tag = _settings_tag(overrides, candidate.key)
+            signature, known = memo.get(path, tag)
+            if known is not MISSING:
+                findings, place, digest = known
+                outcomes[position] = (FileResult(candidate.path, findings), place, _HELD if place == _FIRST else None,
+                                      digest)
+                continue
+            asked[position] = (path, signature, tag)
+        todo.append(position)
+    folder = cache.folder if cache is not None else None
+    for position, outcome in zip(todo, Runner(first_job, (overrides, folder), crashed_first, jobs).run(
+            [candidates[position] for position in todo])):
+        outcomes[position] = outcome
+        result, place, summary, digest = outcome
+        if position in asked and place != _OTHER and digest is not None and result.error is None and (
+                place == _REST or summary is not None):
+            memo.put(*asked[position], (result.findings, place, digest))
+    memo.save()
+    return outcomes  # type: ignore[return-value]
+
+
 def project_results(candidates: List[Any], overrides: Any, cache: Optional[ProjectCache], jobs: int,
                     crashed: Callable[[Any], Any], note: Callable[[str], None],
                     context: Sequence[Any] = ()) -> Iterator[Any]:
@@ -334,11 +399,11 @@ def project_results(candidates: List[Any], overrides: Any, cache: Optional[Proje
     mine = {os.path.abspath(candidate.path) for candidate in candidates if candidate.kind == PYTHON}
     others = [candidate for candidate in context if os.path.abspath(candidate.path) not in mine]
     everything = list(candidates) + others
-    for number, (candidate, (report, place, summary, digest)) in enumerate(zip(
-            everything, Runner(first_job, (overrides, folder), crashed_first, jobs).run(everything))):
+    absolute = [os.path.abspath(candidate.path) for candidate in everything]
+    for number, (candidate, path, (report, place, summary, digest)) in enumerate(zip(
+            everything, absolute, _first_results(everything, absolute, overrides, cache, jobs, crashed_first))):
         reported = number < len(candidates)
         if candidate.kind == PYTHON and place != _OTHER:
-            path = os.path.abspath(candidate.path)
             python[path] = candidate
             digests[path] = digest
             if place == _FIRST:
@@ -363,13 +428,38 @@ def project_results(candidates: List[Any], overrides: Any, cache: Optional[Proje
             return options[key]
 
         def gate_first(paths: List[str]) -> Tuple[Dict[str, Optional[Summary]], List[str]]:
-            return ({path: first[path] for path in paths if path in first},
+            return ({path: _summary(path, first[path]) for path in paths if path in first},
                     [path for path in paths if path not in first])
 
+        def _summary(path: str, summary: Any) -> Optional[Summary]:
+            if summary is not _HELD:
+                return summary
+            settings = resolved(overrides, python[path].key)
+            return _python_result(path, settings, cache)[2]
+
+        missed = StatMemo(cache, "g", repr((_INDEX_FORMAT, overrides)))
+
+        def state_of(path: str) -> Tuple[Optional[str], Tuple[str, str]]:
+            return digests[path], _settings_tag(overrides, python[path].key)
+
         def search(paths: List[str], needles: Any) -> Dict[str, Optional[Summary]]:
+            # A file whose bytes these needles missed before, and that looks as it did, is not read again.
+            tag = _needles_key(needles)
+            todo = []
+            for path in paths:
+                signature, known = missed.get(path, state_of(path))
+                if known is MISSING or tag not in known:
+                    todo.append((path, signature, () if known is MISSING else known))
+                else:
+                    missed.put(path, signature, state_of(path), known)
             runner = Runner(search_job, (overrides, folder, needles), _crashed_search, jobs)
-            joined = {path: summary for path, joined, summary in runner.run([(p, python[p].key) for p in paths])
-                      if joined}
+            joined: Dict[str, Optional[Summary]] = {}
+            for (path, signature, before), (_, took, summary) in zip(
+                    todo, runner.run([(path, python[path].key) for path, _, _ in todo])):
+                if took:
+                    joined[path] = summary
+                else:
+                    missed.put(path, signature, state_of(path), (tag, *before[:_NEEDLES_KEPT - 1]))
             unsummarized.extend(path for path, summary in joined.items() if summary is None)
             return joined
 
@@ -382,6 +472,7 @@ def project_results(candidates: List[Any], overrides: Any, cache: Optional[Proje
             else:
                 log_parse(SOLVE_MARK)
                 seeds = project_seeds(list(python), options_of, cache=cache, first=gate_first, search=search)
+                missed.save()
                 if cache is not None:
                     cache.store_blob("s", solved_key, (state, dict(seeds), tuple(unsummarized)))
         except (RecursionError, MemoryError) as error:
@@ -390,21 +481,34 @@ def project_results(candidates: List[Any], overrides: Any, cache: Optional[Proje
         except Exception as error:  # noqa: BLE001 - see the docstring
             note(f"internal error in the project model ({type(error).__name__}: {error}): findings across modules "
                  "are left out")
-    again = [(index, candidate._replace(hot=seeds[os.path.abspath(candidate.path)]))
+    again = [(index, candidate._replace(hot=seeds[absolute[index]]))
              for index, candidate in enumerate(candidates)
-             if candidate.kind == PYTHON and os.path.abspath(candidate.path) in seeds]
+             if candidate.kind == PYTHON and absolute[index] in seeds] if seeds else []
     if again:
-        runner = Runner(seeded_job, (overrides, folder), crashed, jobs)
-        for (index, candidate), report in zip(again, runner.run([candidate for _, candidate in again])):
-            reports[index] = report
+        # Kept in a stat index too, under the seeds: a warm run reads none of these files either.
+        seeded = StatMemo(cache, "i", repr((_INDEX_FORMAT, overrides, "seeded")))
+        todo = []
+        for index, candidate in again:
+            tag = (digests[absolute[index]], _settings_tag(overrides, candidate.key), seeds_key(candidate.hot))
+            signature, known = seeded.get(absolute[index], tag)
             marks[index] = candidate
-    index_of = {os.path.abspath(candidate.path): index for index, candidate in marks.items()}
+            if known is MISSING:
+                todo.append((index, candidate, signature, tag))
+            else:
+                reports[index] = reports[index]._replace(findings=known)
+        runner = Runner(seeded_job, (overrides, folder), crashed, jobs)
+        for (index, candidate, signature, tag), report in zip(todo, runner.run([item[1] for item in todo])):
+            reports[index] = report
+            if not isinstance(report, FileReport) and report.error is None and tag[0] is not None:
+                seeded.put(absolute[index], signature, tag, report.findings)
+        seeded.save()
+    index_of = {absolute[index]: index for index in marks} if unsummarized else {}
     for path in unsummarized:
         index = index_of.get(path)
         if index is not None and getattr(reports[index], "error", None) is None:
             reports[index] = _parsed_anyway(marks[index], overrides)
     # A Python file's result waits for its fix marks (its report from `crashed` is complete as it is).
-    unmarked = [(index, (candidate, reports[index], digests.get(os.path.abspath(candidate.path))))
+    unmarked = [(index, (candidate, reports[index], digests.get(absolute[index])))
                 for index, candidate in marks.items() if not isinstance(reports[index], FileReport)]
     for (index, _), report in zip(unmarked, _marked([item for _, item in unmarked], overrides, cache, jobs)):
         reports[index] = report

@@ -31,30 +31,36 @@ def colour_wanted(choice: str, stream: TextIO, environ: Optional["os._Environ[st
 
 
 class OutputFile:
-    """A report file that appears whole or not at all: written to a temporary file beside it, renamed at the end."""
+    """A report file that appears whole or not at all: written to a temporary file beside it, renamed at the end.
 
-    def __init__(self, path: str) -> None:
+    `label` names it in errors (default `--output-file PATH`); `binary` opens a byte stream (patches keep each
+    file's own encoding) instead of UTF-8 text.
+    """
+
+    def __init__(self, path: str, label: Optional[str] = None, binary: bool = False) -> None:
         from .cli import UsageError
 
         self.path = path
+        self.label = label or f"--output-file {path}"
         folder = os.path.dirname(os.path.abspath(path))
         try:
             handle, self.temporary = tempfile.mkstemp(prefix=".flake8-http-pool-", suffix=".tmp", dir=folder)
         except OSError as error:
-            raise UsageError(f"--output-file {path}: cannot write there: {error.strerror or error}") from None
-        self.stream: TextIO = os.fdopen(handle, "w", encoding="utf-8", newline="")
+            raise UsageError(f"{self.label}: cannot write there: {error.strerror or error}") from None
+        self.stream: Any = os.fdopen(handle, "wb") if binary else os.fdopen(handle, "w", encoding="utf-8",
+                                                                            newline="")
 
     def commit(self) -> None:
         from .cli import UsageError
 
-        self.stream.close()
         try:
+            self.stream.close()
             mode = 0o666 & ~_umask()
             os.chmod(self.temporary, mode)  # mkstemp's 0600 would surprise whoever reads the report
             os.replace(self.temporary, self.path)
         except OSError as error:
             self.discard()
-            raise UsageError(f"--output-file {self.path}: cannot write it: {error.strerror or error}") from None
+            raise UsageError(f"{self.label}: cannot write it: {error.strerror or error}") from None
 
     def discard(self) -> None:
         if not self.stream.closed:

@@ -1,16 +1,24 @@
-"""What every libcst fix shares: a codemod command that carries out a plan made from the engine's findings.
+"""What every libcst fix shares: a command that carries out a plan made from the engine's findings.
 
 Importing this module imports libcst; `fixing.py` does so only for files with something to fix.
+
+Each fix is also a libcst codemod that runs alone (`python -m libcst.tool codemod -x
+flake8_http_pool.fixes.htp101.UnpooledCallInLoopCommand PATH`). libcst's codemod package costs more to import
+than the rest of a pre-commit `fix` of a small file together (~0.35 s: it builds libcst.matchers' hundreds of
+classes), so the commands stand on it only where it is loaded already, as under libcst's tool; `fix` never
+loads it first, and there they stand on `_LightCommand`, which does for them what the codemod framework did:
+the metadata wrapper, the transform, then the imports a fix scheduled (through libcst's own AddImportsVisitor
+and RemoveImportsVisitor, loaded for the few fixes that add or drop an import).
 """
 
 from __future__ import annotations
 
 import ast
+import sys
 from typing import Any, ClassVar, List, Optional, Sequence, Tuple
 
 import libcst as cst
-from libcst.codemod import CodemodContext, VisitorBasedCodemodCommand
-from libcst.metadata import CodePosition, PositionProvider
+from libcst.metadata import CodePosition, MetadataWrapper, PositionProvider
 
 from ..engine import check_source
 from ..finding import Finding
@@ -19,7 +27,74 @@ from ..source_files import quiet_parse
 from .positions import source_lines
 
 
-class FindingFixCommand(VisitorBasedCodemodCommand):
+class LightContext:
+    """What `fix` hands a command in place of libcst's CodemodContext: the file's name."""
+
+    def __init__(self, filename: Optional[str] = None) -> None:
+        self.filename = filename
+
+
+class _LightCommand(cst.CSTTransformer):
+    """The codemod command's interface, as `fix` uses it, without libcst's codemod package."""
+
+    def __init__(self, context: Any) -> None:
+        super().__init__()
+        self.context = context
+        self._wrapper: Optional[MetadataWrapper] = None
+        self._codemod_context: Any = None
+
+    def transform_module(self, tree: cst.Module) -> cst.Module:
+        wrapper = self._wrapper = MetadataWrapper(tree)
+        with self.resolve(wrapper):
+            tree = self.transform_module_impl(wrapper.module)
+        scheduled = self._codemod_context
+        if scheduled is None:
+            return tree
+        from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
+
+        # In the order libcst's CodemodCommand runs them.
+        for visitor in (AddImportsVisitor, RemoveImportsVisitor):
+            if visitor.CONTEXT_KEY in scheduled.scratch:
+                tree = visitor(scheduled).transform_module(tree)
+        return tree
+
+    def transform_module_impl(self, tree: cst.Module) -> cst.Module:
+        return tree.visit(self)
+
+    # The scheduling methods libcst's ContextAwareTransformer gives a codemod command.
+    def add_needed_import(self, module: str, obj: Optional[str] = None, asname: Optional[str] = None,
+                          relative: int = 0) -> None:
+        from libcst.codemod.visitors import AddImportsVisitor
+
+        AddImportsVisitor.add_needed_import(self.scheduling_context(), module, obj, asname, relative)
+
+    def remove_unused_import(self, module: str, obj: Optional[str] = None, asname: Optional[str] = None) -> None:
+        from libcst.codemod.visitors import RemoveImportsVisitor
+
+        RemoveImportsVisitor.remove_unused_import(self.scheduling_context(), module, obj, asname)
+
+    def scheduling_context(self) -> Any:
+        """A CodemodContext for libcst's import visitors to schedule in, bound to this transform's tree."""
+        if self._codemod_context is None:
+            from libcst.codemod import CodemodContext
+
+            name = getattr(self.context, "filename", None)
+            self._codemod_context = CodemodContext(filename=name, wrapper=self._wrapper)
+        return self._codemod_context
+
+
+if "libcst.codemod" in sys.modules:  # loaded already (libcst's tool): the commands are codemods proper
+    from libcst.codemod import CodemodContext as _Context, VisitorBasedCodemodCommand as _Base
+else:
+    _Context, _Base = LightContext, _LightCommand  # type: ignore[assignment, misc]
+
+
+def new_context(filename: Optional[str]) -> Any:
+    """The context to build a command with in this process (see the module docstring)."""
+    return _Context(filename=filename)
+
+
+class FindingFixCommand(_Base):  # type: ignore[valid-type, misc]
     """A codemod driven by engine findings.
 
     `fix` hands it a plan it made already; run by `python -m libcst.tool codemod`, it has none and makes
@@ -32,7 +107,7 @@ class FindingFixCommand(VisitorBasedCodemodCommand):
     RULES: ClassVar[Tuple[str, ...]] = ()
     METADATA_DEPENDENCIES = (PositionProvider,)
 
-    def __init__(self, context: CodemodContext, plan: Optional[Sequence[Any]] = None) -> None:
+    def __init__(self, context: Any, plan: Optional[Sequence[Any]] = None) -> None:
         super().__init__(context)
         self.plan: Optional[Sequence[Any]] = plan
         self.applied = 0
@@ -54,6 +129,13 @@ class FindingFixCommand(VisitorBasedCodemodCommand):
             return tree
         self.prepare(self.plan)
         return tree.visit(self)
+
+    def drop_imports_of(self, node: cst.CSTNode) -> None:
+        """Have the imports only `node` (of the tree being transformed) used removed after the transform."""
+        from libcst.codemod.visitors import RemoveImportsVisitor
+
+        context = self.scheduling_context() if isinstance(self, _LightCommand) else self.context
+        RemoveImportsVisitor.remove_unused_import_by_node(context, node)
 
     def prepare(self, plan: Sequence[Any]) -> None:
         """Index the plan before the visit (overridden by each fix)."""

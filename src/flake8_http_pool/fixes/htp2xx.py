@@ -11,7 +11,6 @@ import ast
 from typing import Any, Dict, List, Sequence, Tuple, Union
 
 import libcst as cst
-from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 
 from ..finding import Finding
 from ..fix_facts import FixFacts
@@ -108,7 +107,7 @@ class ResponseFixCommand(FindingFixCommand):
             target = receiver
         if write.copier is not None:
             if write.import_copier:
-                AddImportsVisitor.add_needed_import(self.context, "shutil")
+                self.add_needed_import("shutil")
             code = f"{write.copier}.copyfileobj({response}, {target})\n"
         else:
             loop = "async for" if write.asynchronous else "for"
@@ -150,7 +149,7 @@ class ResponseFixCommand(FindingFixCommand):
             source = original[position]
             if isinstance(assign, cst.AnnAssign) and isinstance(source, cst.SimpleStatementLine):
                 # The annotation goes with the assignment: an import only it used goes too.
-                RemoveImportsVisitor.remove_unused_import_by_node(self.context, source.body[0])
+                self.drop_imports_of(source.body[0])
             if isinstance(value, cst.Await):  # `r = await client.get(u)` becomes `async with client.stream(...)`
                 value = value.expression
             item = cst.WithItem(item=value, asname=cst.AsName(name=cst.Name(wrap.name)))

@@ -12,7 +12,6 @@ import ast
 from typing import Any, Dict, List, Sequence, Tuple, Union
 
 import libcst as cst
-from libcst.codemod.visitors import AddImportsVisitor
 
 from ..finding import Finding
 from ..fix_facts import FixFacts
@@ -47,7 +46,7 @@ class PoolSmallerThanWorkersCommand(FindingFixCommand):
         for mount in mounts:
             if mount.import_needed:
                 asname = None if mount.adapter_name == "HTTPAdapter" else mount.adapter_name
-                AddImportsVisitor.add_needed_import(self.context, mount.adapter_module, "HTTPAdapter", asname=asname)
+                self.add_needed_import(mount.adapter_module, "HTTPAdapter", asname=asname)
             self.applied += mount.findings
             adapter = f"{mount.adapter_name}(pool_connections={mount.workers}, pool_maxsize={mount.workers})"
             for scheme in ("http://", "https://"):

@@ -75,4 +75,5 @@ def print_result(result: dict) -> None:
     """A benchmark's table and its goals, one PASS/MISS line each, as its own script prints them when run alone."""
     print(result["table"])
     for row in result["goal_rows"]:
-        print(f"{'PASS' if row['ok'] else 'MISS'}: {row['goal']}: {row['measured']} (goal {row['target']})")
+        verdict = "INFO" if row["ok"] is None else "PASS" if row["ok"] else "MISS"
+        print(f"{verdict}: {row['goal']}: {row['measured']} (goal {row['target']})")

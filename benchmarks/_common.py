@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import os
 import statistics
 import subprocess
 import sys
 import sysconfig
-import time
 from pathlib import Path
-from typing import Dict, List, NamedTuple, Optional, Sequence
+from typing import Callable, Dict, List, NamedTuple, Optional, Sequence
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -35,16 +35,31 @@ def child_environment(env: Optional[Dict[str, str]] = None) -> Dict[str, str]:
     return environment
 
 
+# A child forked from this process starts with this process's resident set as its peak (Linux copies the
+# parent's RSS into a forked child's high-water mark, and exec keeps it): once a benchmark has read a tree in
+# process, every command would report at least that. So commands are started from a small launcher process,
+# which times them, waits for them (wait4) and prints what it measured.
+_LAUNCHER = r"""
+import json, os, subprocess, sys, time
+start = time.perf_counter()
+proc = subprocess.Popen(sys.argv[1:], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+_, status, usage = os.wait4(proc.pid, 0)
+elapsed = time.perf_counter() - start
+print(json.dumps([elapsed, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status),
+                  usage.ru_utime + usage.ru_stime]))
+"""
+
+
 def timed_run(cmd: Sequence[str], cwd: Optional[str] = None, env: Optional[Dict[str, str]] = None) -> Timed:
-    """Run `cmd` with its output discarded; wall time and peak RSS (from wait4, so worker processes count)."""
+    """Run `cmd` with its output discarded; wall time, CPU time and peak RSS (from wait4, so worker processes
+    count), measured by a small launcher process (see _LAUNCHER)."""
     env = child_environment(env)
-    start = time.perf_counter()
-    proc = subprocess.Popen(list(cmd), cwd=cwd, env=env, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _, status, usage = os.wait4(proc.pid, 0)
-    elapsed = time.perf_counter() - start
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    return Timed(elapsed, usage.ru_maxrss / 1024, proc.returncode, usage.ru_utime + usage.ru_stime)
+    done = subprocess.run([sys.executable, "-c", _LAUNCHER, *cmd], cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"the launcher failed on {list(cmd)!r}: {done.stderr[-2000:]}")
+    seconds, peak, returncode, cpu = json.loads(done.stdout)
+    return Timed(seconds, peak, returncode, cpu)
 
 
 def median(values: Sequence[float]) -> float:
@@ -77,3 +92,13 @@ def print_result(result: dict) -> None:
     for row in result["goal_rows"]:
         verdict = "INFO" if row["ok"] is None else "PASS" if row["ok"] else "MISS"
         print(f"{verdict}: {row['goal']}: {row['measured']} (goal {row['target']})")
+
+
+def run_alone(run: Callable[[bool], dict], doc: Optional[str]) -> int:
+    """A benchmark module run as a script: `--quick`, then its table and its goals."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=(doc or "").splitlines()[0] if doc else None)
+    parser.add_argument("--quick", action="store_true", help="tiny inputs")
+    print_result(run(parser.parse_args().quick))
+    return 0

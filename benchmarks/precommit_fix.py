@@ -15,7 +15,6 @@ issue 13 sets, beside wall time:
 
 from __future__ import annotations
 
-import argparse
 import shutil
 import sys
 import tempfile
@@ -23,7 +22,7 @@ from pathlib import Path
 from typing import Callable, Dict, List
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import Timed, fmt_s, median, print_result, timed_run, tool  # noqa: E402
+from _common import Timed, fmt_s, median, run_alone, timed_run, tool  # noqa: E402
 
 GOAL_CPU_S = 0.5  # issue 13: a 60-line file with one finding
 BUDGET_S = 20.0  # fix's default --timeout-per-file
@@ -151,12 +150,5 @@ def run(quick: bool) -> dict:
             "raw": {name: [(t.seconds, t.cpu_seconds) for t in timed] for name, timed in runs.items()}}
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true")
-    print_result(run(parser.parse_args().quick))
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_alone(run, __doc__))

@@ -11,7 +11,6 @@ shard's plus `merge`'s. `merge` of the shards' reports must write exactly what t
 
 from __future__ import annotations
 
-import argparse
 import os
 import shutil
 import subprocess
@@ -21,19 +20,15 @@ from pathlib import Path
 from typing import List
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import CACHE, Timed, child_environment, fmt_s, print_result, timed_run, tool  # noqa: E402
-from big_tree import FILES_PER_PART, GENERATED_PER_PART, PARTS, build_mix, build_tree  # noqa: E402
+from _common import CACHE, Timed, child_environment, fmt_s, run_alone, timed_run, tool  # noqa: E402
+from big_tree import FILES_PER_PART, GENERATED_PER_PART, PARTS, _py_files, build_mix, build_tree  # noqa: E402
 
 SHARDS = (1, 2, 4)
 
 
 def _files(dirs: List[Path]) -> List[str]:
-    out = []
-    for folder in dirs:
-        for directory, subdirs, names in os.walk(folder):
-            subdirs.sort()
-            out += [os.path.join(directory, name) for name in sorted(names) if name.endswith(".py")]
-    return sorted(out, key=lambda path: path.encode("utf-8", "surrogateescape"))
+    """The tree's Python files in path order (git's), as `git ls-files` would list them."""
+    return sorted(_py_files([str(folder) for folder in dirs]), key=lambda path: path.encode("utf-8", "surrogateescape"))
 
 
 def run(quick: bool) -> dict:
@@ -105,12 +100,5 @@ def run(quick: bool) -> dict:
             "notes": notes, "raw": rows}
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true")
-    print_result(run(parser.parse_args().quick))
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_alone(run, __doc__))

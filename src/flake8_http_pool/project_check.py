@@ -396,10 +396,12 @@ def project_results(candidates: List[Any], overrides: Any, cache: Optional[Proje
     first: Dict[str, Optional[Summary]] = {}
     python: Dict[str, Any] = {}
     digests: Dict[str, Optional[str]] = {}
-    mine = {os.path.abspath(candidate.path) for candidate in candidates if candidate.kind == PYTHON}
-    others = [candidate for candidate in context if os.path.abspath(candidate.path) not in mine]
-    everything = list(candidates) + others
-    absolute = [os.path.abspath(candidate.path) for candidate in everything]
+    absolute = [os.path.abspath(candidate.path) for candidate in candidates]
+    mine = {path for candidate, path in zip(candidates, absolute) if candidate.kind == PYTHON}
+    others = [(candidate, path) for candidate, path in ((c, os.path.abspath(c.path)) for c in context)
+              if path not in mine]
+    everything = list(candidates) + [candidate for candidate, _ in others]
+    absolute += [path for _, path in others]
     for number, (candidate, path, (report, place, summary, digest)) in enumerate(zip(
             everything, absolute, _first_results(everything, absolute, overrides, cache, jobs, crashed_first))):
         reported = number < len(candidates)
@@ -446,12 +448,10 @@ def project_results(candidates: List[Any], overrides: Any, cache: Optional[Proje
             # A file whose bytes these needles missed before, and that looks as it did, is not read again.
             tag = _needles_key(needles)
             todo = []
-            for path in paths:
+            for path in paths:  # a hit is kept by `get`
                 signature, known = missed.get(path, state_of(path))
                 if known is MISSING or tag not in known:
                     todo.append((path, signature, () if known is MISSING else known))
-                else:
-                    missed.put(path, signature, state_of(path), known)
             runner = Runner(search_job, (overrides, folder, needles), _crashed_search, jobs)
             joined: Dict[str, Optional[Summary]] = {}
             for (path, signature, before), (_, took, summary) in zip(

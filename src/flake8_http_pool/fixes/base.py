@@ -61,7 +61,7 @@ class _LightCommand(cst.CSTTransformer):
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
         return tree.visit(self)
 
-    # The scheduling methods libcst's ContextAwareTransformer gives a codemod command.
+    # The scheduling methods libcst's CodemodCommand gives a codemod command.
     def add_needed_import(self, module: str, obj: Optional[str] = None, asname: Optional[str] = None,
                           relative: int = 0) -> None:
         from libcst.codemod.visitors import AddImportsVisitor
@@ -72,6 +72,11 @@ class _LightCommand(cst.CSTTransformer):
         from libcst.codemod.visitors import RemoveImportsVisitor
 
         RemoveImportsVisitor.remove_unused_import(self.scheduling_context(), module, obj, asname)
+
+    def remove_unused_import_by_node(self, node: cst.CSTNode) -> None:
+        from libcst.codemod.visitors import RemoveImportsVisitor
+
+        RemoveImportsVisitor.remove_unused_import_by_node(self.scheduling_context(), node)
 
     def scheduling_context(self) -> Any:
         """A CodemodContext for libcst's import visitors to schedule in, bound to this transform's tree."""
@@ -129,13 +134,6 @@ class FindingFixCommand(_Base):  # type: ignore[valid-type, misc]
             return tree
         self.prepare(self.plan)
         return tree.visit(self)
-
-    def drop_imports_of(self, node: cst.CSTNode) -> None:
-        """Have the imports only `node` (of the tree being transformed) used removed after the transform."""
-        from libcst.codemod.visitors import RemoveImportsVisitor
-
-        context = self.scheduling_context() if isinstance(self, _LightCommand) else self.context
-        RemoveImportsVisitor.remove_unused_import_by_node(context, node)
 
     def prepare(self, plan: Sequence[Any]) -> None:
         """Index the plan before the visit (overridden by each fix)."""

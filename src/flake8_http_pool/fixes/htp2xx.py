@@ -149,7 +149,7 @@ class ResponseFixCommand(FindingFixCommand):
             source = original[position]
             if isinstance(assign, cst.AnnAssign) and isinstance(source, cst.SimpleStatementLine):
                 # The annotation goes with the assignment: an import only it used goes too.
-                self.drop_imports_of(source.body[0])
+                self.remove_unused_import_by_node(source.body[0])
             if isinstance(value, cst.Await):  # `r = await client.get(u)` becomes `async with client.stream(...)`
                 value = value.expression
             item = cst.WithItem(item=value, asname=cst.AsName(name=cst.Name(wrap.name)))

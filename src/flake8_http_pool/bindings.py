@@ -199,6 +199,8 @@ def _is_placeholder(binding: Binding) -> bool:
 
 
 def _pick(bindings: List[Binding], pos: Optional[Pos]) -> Optional[Binding]:
+    if len(bindings) == 1:
+        return bindings[0]  # most names are bound once: whatever the position, that binding is the one
     candidates = [b for b in bindings if not _is_placeholder(b)] or bindings
     if pos is None:
         return max(candidates, key=lambda b: b.pos)

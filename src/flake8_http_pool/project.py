@@ -887,7 +887,7 @@ class Needles(NamedTuple):
         right after the token and a dot (`http.get_json`, `app.http.Api`), or the token imported under an
         alias and the name after a dot (`import app.http as h` then `h.get_json`); a star import of the
         module matches whatever it names (`from .http import *` re-exports)."""
-        statements = _IMPORT_STATEMENT.findall(data)
+        statements = import_statements(data)
         if not statements:
             return False
         imported = [{word.decode("utf-8", "replace") for word in _WORD.findall(statement)}
@@ -918,6 +918,26 @@ class Needles(NamedTuple):
 
 
 _AFTER_DOT = re.compile(rb"\.[ \t]*([^\W\d]\w*)")
+
+
+def import_statements(data: bytes) -> List[bytes]:
+    """What `_IMPORT_STATEMENT.findall(data)` gives, found faster: every import statement holds the word
+    `import` on its first line, so only the lines holding it are tried (re tries a `^` pattern at every byte)."""
+    found: List[bytes] = []
+    end = 0  # where the last statement found ends: findall's matches do not overlap
+    tried = -1
+    find, match = data.find, _IMPORT_STATEMENT.match
+    at = find(b"import")
+    while at != -1:
+        start = data.rfind(b"\n", 0, at) + 1
+        if start >= end and start != tried:
+            tried = start
+            statement = match(data, start)
+            if statement is not None:
+                found.append(statement.group())
+                end = statement.end()
+        at = find(b"import", at + 6)
+    return found
 
 
 def _after(token: str, data: bytes) -> Set[str]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import functools
 import io
 import os
 import stat
@@ -146,6 +147,8 @@ def decode_source(data: bytes) -> str:
     if b"\x00" in data:
         line = data.count(b"\n", 0, data.index(b"\x00")) + 1
         raise e999("source contains a NUL byte", line)
+    if data.isascii() and b"coding" not in data:
+        return data.decode("ascii")  # no BOM, no cookie: UTF-8, which ASCII bytes always are (most files)
     try:
         encoding, lines = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError as error:
@@ -168,6 +171,7 @@ def decode_source(data: bytes) -> str:
     return text
 
 
+@functools.lru_cache(maxsize=64)
 def _ascii_compatible(encoding: str) -> bool:
     """Whether ASCII bytes read in `encoding` are the same text (not so for UTF-16, UTF-32, EBCDIC code pages)."""
     sample = "# -*- coding: x -*-\nimport requests\n"

@@ -20,6 +20,9 @@ _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 # `match` patterns that bind names exist from Python 3.10; on 3.9 no tree holds them, so the tuples are empty.
 _MATCH_CAPTURES = tuple(getattr(ast, name) for name in ("MatchAs", "MatchStar") if hasattr(ast, name))
 _MATCH_MAPPING = tuple(getattr(ast, name) for name in ("MatchMapping",) if hasattr(ast, name))
+_MATCH_CAPTURE_TYPES = frozenset(_MATCH_CAPTURES)
+_MATCH_MAPPING_TYPES = frozenset(_MATCH_MAPPING)
+_COMPREHENSION_TYPES = frozenset(_COMPREHENSIONS)
 
 
 class Ctx(NamedTuple):
@@ -158,27 +161,59 @@ def _bind_import(node: ast.stmt, scope: Scope, pos: Tuple[int, int]) -> Tuple[st
     return tuple(modules)
 
 
+# Values the walk never descends into: contexts and operators (one shared object each in a parsed tree) and
+# the plain values some fields hold (`global a, b`'s names, `{**x}`'s missing key).
+_NOT_NODES = frozenset(
+    {str, bytes, int, float, complex, bool, type(None), type(...)}
+    | {cls for base in (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
+       for cls in base.__subclasses__()}
+)
+# Fields that never hold a node to walk, of every node type.
+_PLAIN_FIELDS = frozenset({"ctx", "op", "ops", "type_comment", "kind", "id", "attr", "level", "module",
+                           "is_async", "simple", "conversion", "names"})
+_STATEMENTS = frozenset(ast.stmt.__subclasses__())
+_CHILD_FIELDS: Dict[type, Tuple[str, ...]] = {}
+
+
+def _child_fields(kind: type) -> Tuple[str, ...]:
+    """The fields of a node type that may hold nodes to walk (`Constant.value` never does; `names` holds
+    strings or aliases, which the walk does not visit)."""
+    fields = _CHILD_FIELDS.get(kind)
+    if fields is None:
+        plain = _PLAIN_FIELDS | ({"value"} if kind is ast.Constant else set())
+        fields = _CHILD_FIELDS[kind] = tuple(f for f in kind._fields if f not in plain)
+    return fields
+
+
 def collect(tree: ast.Module) -> ModuleFacts:
     """Walk `tree` once and return its facts."""
     facts = ModuleFacts(tree)
     parents = facts.parents
+    calls, names = facts.calls, facts.names
     module_ctx = Ctx(facts.module_scope, None, (), False, False, None, False)
     stack: List[Tuple[ast.AST, Ctx]] = [(stmt, module_ctx) for stmt in reversed(tree.body)]
     for stmt in tree.body:
         parents[id(stmt)] = tree
     push = stack.append
+    pop = stack.pop
+    not_nodes = _NOT_NODES
+    constant = ast.Constant
+    child_fields = _CHILD_FIELDS
 
     def push_children(node: ast.AST, ctx: Ctx) -> None:
+        kind = type(node)
+        fields = child_fields.get(kind) or _child_fields(kind)
         children: List[ast.AST] = []
-        for field in node._fields:
+        for field in fields:
             value = getattr(node, field, None)
-            if isinstance(value, list):
-                children.extend(v for v in value if isinstance(v, ast.AST))
-            elif isinstance(value, ast.AST):
+            if type(value) is list:
+                children.extend(v for v in value if type(v) not in not_nodes)
+            elif type(value) not in not_nodes:
                 children.append(value)
         for child in reversed(children):
             parents[id(child)] = node
-            push((child, ctx))
+            if type(child) is not constant:  # a constant has nothing to walk and nothing to record
+                push((child, ctx))
 
     def push_list(nodes: List[ast.AST], parent: ast.AST, ctx: Ctx) -> None:
         for child in reversed(nodes):
@@ -191,43 +226,56 @@ def collect(tree: ast.Module) -> ModuleFacts:
             push((child, ctx))
 
     while stack:
-        node, ctx = stack.pop()
-        if isinstance(node, ast.stmt):
-            if node is not ctx.stmt:
-                ctx = ctx._replace(stmt=node)
-        if isinstance(node, ast.Call):
+        node, ctx = pop()
+        kind = type(node)
+        if kind is ast.Name:
+            if type(node.ctx) is ast.Load:
+                names.append(NameUse(node, ctx))
+            continue
+        if kind in _STATEMENTS and node is not ctx.stmt:
+            ctx = Ctx(ctx.scope, ctx.func, ctx.loops, ctx.deferred, ctx.async_body, node, ctx.main_guard)
+        if kind is ast.Attribute:
+            if type(node.ctx) is ast.Store:
+                holder = parents.get(id(node))
+                if isinstance(holder, ast.Assign) and any(t is node for t in holder.targets):
+                    _record_store(facts, node.value, node.attr, holder.value, ctx.scope)
+                elif isinstance(holder, ast.AnnAssign) and holder.target is node:
+                    if holder.value is not None:  # `self.s: Session` alone declares, stores nothing
+                        _record_store(facts, node.value, node.attr, holder.value, ctx.scope)
+                else:  # `+=`, unpacking, a `for` / `with` target: a value the rules cannot follow
+                    _record_store(facts, node.value, node.attr, None, ctx.scope)
+            parents[id(node.value)] = node
+            if type(node.value) is not constant:
+                push((node.value, ctx))
+            continue
+        if kind is ast.Call:
             site = CallSite(node, ctx)
-            facts.calls.append(site)
+            calls.append(site)
             if ctx.func is not None:
                 ctx.func.calls.append(site)
             mapping = is_mapping_call(node, ctx.scope)
             for arg in node.args + [kw.value for kw in node.keywords]:
-                if mapping and isinstance(arg, ast.Lambda):
+                parents[id(arg)] = node
+                if mapping and type(arg) is ast.Lambda:
                     # A lambda mapped over items runs once per item.
-                    parents[id(arg)] = node
                     push((arg, ctx._replace(deferred=True)))
-                else:
-                    parents[id(arg)] = node
+                elif type(arg) is not constant:
                     push((arg, ctx))
             parents[id(node.func)] = node
             push((node.func, ctx))
             for kw in node.keywords:
                 parents[id(kw)] = node
-            if isinstance(node.func, ast.Name) and node.func.id == "setattr" and len(node.args) == 3:
+            if type(node.func) is ast.Name and node.func.id == "setattr" and len(node.args) == 3:
                 name = node.args[1]
                 if isinstance(name, ast.Constant) and isinstance(name.value, str):
                     _record_store(facts, node.args[0], name.value, node.args[2], ctx.scope)
                 else:
                     _record_store(facts, node.args[0], "*", None, ctx.scope)  # any attribute: unknown
             continue
-        if isinstance(node, ast.Name):
-            if isinstance(node.ctx, ast.Load):
-                facts.names.append(NameUse(node, ctx))
-            continue
-        if isinstance(node, _FUNCTIONS):
+        if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
             _enter_function(node, ctx, facts, push_list, push_one)
             continue
-        if isinstance(node, ast.Lambda):
+        if kind is ast.Lambda:
             scope = Scope("lambda", node, ctx.scope)
             _bind_arguments(node.args, scope, _start(node))
             push_children(node.args, ctx)
@@ -236,7 +284,7 @@ def collect(tree: ast.Module) -> ModuleFacts:
             facts.lambdas.append((node, ctx))
             push_one(node.body, node, Ctx(scope, ctx.func, (), in_loop, False, ctx.stmt, False))
             continue
-        if isinstance(node, ast.ClassDef):
+        if kind is ast.ClassDef:
             push_list(node.decorator_list, node, ctx)
             push_list(node.bases, node, ctx)
             push_list(node.keywords, node, ctx)
@@ -246,23 +294,23 @@ def collect(tree: ast.Module) -> ModuleFacts:
             ctx.scope.bind(node.name, _start(node), CLASS, info)
             push_list(node.body, node, Ctx(scope, None, ctx.loops, ctx.deferred, False, None, ctx.main_guard))
             continue
-        if isinstance(node, (ast.For, ast.AsyncFor)):
+        if kind is ast.For or kind is ast.AsyncFor:
             _bind_target(node.target, ctx.scope, _end(node.target), OTHER, None)
             push_one(node.iter, node, ctx)
             push_one(node.target, node, ctx)
             push_list(node.body, node, ctx._replace(loops=ctx.loops + (node,)))
             push_list(node.orelse, node, ctx)
             continue
-        if isinstance(node, ast.While):
+        if kind is ast.While:
             looping = ctx._replace(loops=ctx.loops + (node,))
             push_one(node.test, node, looping)
             push_list(node.body, node, looping)
             push_list(node.orelse, node, ctx)
             continue
-        if isinstance(node, _COMPREHENSIONS):
+        if kind in _COMPREHENSION_TYPES:
             _enter_comprehension(node, ctx, parents, push)
             continue
-        if isinstance(node, ast.If):
+        if kind is ast.If:
             push_one(node.test, node, ctx)
             body_ctx = ctx
             if ctx.scope.kind == "module" and ctx.func is None and _is_main_guard(node.test):
@@ -270,53 +318,44 @@ def collect(tree: ast.Module) -> ModuleFacts:
             push_list(node.body, node, body_ctx)
             push_list(node.orelse, node, ctx)
             continue
-        if isinstance(node, ast.Assign):
+        if kind is ast.Assign:
             pos = _end(node)
             for target in node.targets:
                 _bind_target(target, ctx.scope, pos, ASSIGN, node.value)
-        elif isinstance(node, ast.AnnAssign):
+        elif kind is ast.AnnAssign:
             if node.value is not None and node.simple:
                 _bind_target(node.target, ctx.scope, _end(node), ASSIGN, node.value)
-        elif isinstance(node, ast.AugAssign):
+        elif kind is ast.AugAssign:
             _bind_target(node.target, ctx.scope, _end(node), OTHER, None)
-        elif isinstance(node, ast.NamedExpr):
+        elif kind is ast.NamedExpr:
             scope = ctx.scope
             while scope.kind == "comprehension" and scope.parent is not None:
                 scope = scope.parent
             _bind_target(node.target, scope, _end(node), ASSIGN, node.value)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+        elif kind is ast.Import or kind is ast.ImportFrom:
             modules = _bind_import(node, ctx.scope, _end(node))
             facts.imports.append(ImportSite(node, modules, ctx))
             continue
-        elif isinstance(node, ast.withitem):
+        elif kind is ast.withitem:
             if node.optional_vars is not None:
                 _bind_target(node.optional_vars, ctx.scope, _end(node.optional_vars), WITH, node.context_expr)
-        elif isinstance(node, ast.ExceptHandler):
+        elif kind is ast.ExceptHandler:
             if node.name:
                 ctx.scope.bind(node.name, _start(node), OTHER)
-        elif isinstance(node, ast.Global):
+        elif kind is ast.Global:
             ctx.scope.globals.update(node.names)
             continue
-        elif isinstance(node, ast.Nonlocal):
+        elif kind is ast.Nonlocal:
             ctx.scope.nonlocals.update(node.names)
             continue
-        elif isinstance(node, _MATCH_CAPTURES):
+        elif kind in _MATCH_CAPTURE_TYPES:
             if node.name:  # type: ignore[attr-defined]
                 ctx.scope.bind(node.name, _start(node), OTHER)  # type: ignore[attr-defined]
-        elif isinstance(node, _MATCH_MAPPING):
+        elif kind in _MATCH_MAPPING_TYPES:
             if node.rest:  # type: ignore[attr-defined]
                 ctx.scope.bind(node.rest, _start(node), OTHER)
-        elif isinstance(node, ast.Delete):
+        elif kind is ast.Delete:
             continue
-        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
-            holder = parents.get(id(node))
-            if isinstance(holder, ast.Assign) and any(t is node for t in holder.targets):
-                _record_store(facts, node.value, node.attr, holder.value, ctx.scope)
-            elif isinstance(holder, ast.AnnAssign) and holder.target is node:
-                if holder.value is not None:  # `self.s: Session` alone declares, stores nothing
-                    _record_store(facts, node.value, node.attr, holder.value, ctx.scope)
-            else:  # `+=`, unpacking, a `for` / `with` target: a value the rules cannot follow
-                _record_store(facts, node.value, node.attr, None, ctx.scope)
         push_children(node, ctx)
     return facts
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import ast
-from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Tuple
+from typing import Any, Dict, FrozenSet, Iterator, List, NamedTuple, Optional, Set, Tuple
 
 from .bindings import Binding, ClassInfo, FunctionInfo, Meaning, Scope, class_method, lookup, resolve
 from .hot_functions import find_hot_functions
-from .libraries import unpooled_family
+from .libraries import UNPOOLED_NAMES, unpooled_family
 from .loop_scope import counting_loops
 from .options import Options
 from .walk import CallSite, Ctx, NameUse, collect, is_mapping_call
@@ -38,6 +38,8 @@ class Analysis:
         self._names: Optional[Dict[str, List[NameUse]]] = None
         self._names_by_func: Optional[Dict[Tuple[str, int], List[NameUse]]] = None
         self._site_of_call: Optional[Dict[int, CallSite]] = None
+        self._bound: Optional[FrozenSet[str]] = None
+        self._class_names: Optional[FrozenSet[str]] = None
         # In-house unpooled calls (option `unpooled-calls`): (line, byte column) of each matching call -> its
         # callee, found by custom_calls.find_custom_calls and set by the engine, which has the source text.
         self.custom_calls: Dict[Tuple[int, int], str] = {}
@@ -90,8 +92,33 @@ class Analysis:
     def meaning(self, expr: ast.AST, scope: Scope) -> Optional[Meaning]:
         key = id(expr)
         if key not in self._meanings:
+            if type(expr) is ast.Name and expr.id not in self.bound_names():
+                return None  # bound nowhere in the module (a builtin, a typo): nothing the rules know
             self._meanings[key] = resolve(expr, scope)
         return self._meanings[key]
+
+    def bound_names(self) -> FrozenSet[str]:
+        """Every name the module binds in its own, its classes' and its defs' scopes. A name bound only in a
+        lambda or a comprehension means nothing to the rules there (a parameter, a loop variable), and a name
+        bound nowhere resolves to nothing: `meaning` answers None for either without a lookup."""
+        if self._bound is None:
+            facts = self.facts
+            names: Set[str] = set(facts.module_scope.bindings)
+            for info in facts.classes:
+                names.update(info.scope.bindings)
+            for func in facts.functions:
+                names.update(func.scope.bindings)
+            self._bound = frozenset(names)
+        return self._bound
+
+    def class_body_names(self) -> FrozenSet[str]:
+        """Every name bound in a class body of the module: `obj.name` can name a def of the module only then."""
+        if self._class_names is None:
+            names: Set[str] = set()
+            for info in self.facts.classes:
+                names.update(info.scope.bindings)
+            self._class_names = frozenset(names)
+        return self._class_names
 
     def binding_of(self, name: ast.Name, scope: Scope) -> Optional[Binding]:
         return lookup(name.id, scope, (name.lineno, name.col_offset))
@@ -125,9 +152,14 @@ class Analysis:
         return self._unpooled
 
     def _find_unpooled(self) -> Iterator[UnpooledSite]:
+        unpooled_names = UNPOOLED_NAMES
         for site in self.facts.calls:
             call, ctx = site
-            meaning = self.meaning(call.func, ctx.scope)
+            func = call.func
+            # A library's function reached through an attribute keeps the attribute's name (`rq.api.get` is
+            # `requests.get`): an attribute of no unpooled function's name needs no meaning here.
+            meaning = None if type(func) is ast.Attribute and func.attr not in unpooled_names else \
+                self.meaning(func, ctx.scope)
             if meaning is not None and meaning.kind == "lib":
                 family = unpooled_family(meaning.qual)
                 if family is not None and not _has_own_session(call, family):
@@ -141,6 +173,8 @@ class Analysis:
             for arg in _callable_arguments(call):
                 target = _unwrap_partial(arg)
                 if not isinstance(target, (ast.Name, ast.Attribute)):
+                    continue
+                if type(target) is ast.Attribute and target.attr not in unpooled_names:
                     continue
                 passed = self.meaning(target, ctx.scope)
                 if passed is None or passed.kind != "lib":
@@ -178,6 +212,11 @@ class Analysis:
     def function_target(self, expr: ast.AST, ctx: Ctx) -> Optional[FunctionInfo]:
         """The def of this module that `expr` (a callee or a callable passed) names, if any."""
         expr = _unwrap_partial(expr)
+        kind = type(expr)
+        if kind is ast.Attribute and expr.attr not in self.class_body_names():  # type: ignore[attr-defined]
+            return None  # only a class body's def (or a name of it) is a def reached through an attribute
+        if kind is not ast.Name and kind is not ast.Attribute:
+            return None
         if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name):
             cls = _enclosing_class(ctx.func)
             if cls is not None and expr.value.id in _self_names(ctx.func):

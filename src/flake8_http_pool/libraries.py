@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Dict, FrozenSet, NamedTuple, Optional, Tuple
 
 REQUEST_VERBS: Tuple[str, ...] = ("get", "options", "head", "post", "put", "patch", "delete", "request")
@@ -132,6 +133,7 @@ REQUESTS_STYLE: FrozenSet[str] = frozenset({"requests", "niquests", "grequests"}
 CLIENT_REQUEST_METHODS: FrozenSet[str] = frozenset(REQUEST_VERBS + ("send", "stream", "ws_connect"))
 
 
+@functools.lru_cache(maxsize=8192)
 def canonical(qualname: str) -> str:
     """Map a re-exported path to the public one: `requests.api.get` -> `requests.get`."""
     for prefix, replacement in _CANONICAL_PREFIXES:
@@ -140,6 +142,10 @@ def canonical(qualname: str) -> str:
     if qualname == "requests_futures.FuturesSession":
         return "requests_futures.sessions.FuturesSession"
     return qualname
+
+
+# The name of every unpooled function, whatever its module.
+UNPOOLED_NAMES: FrozenSet[str] = frozenset(name for names in UNPOOLED_FUNCTIONS.values() for name in names)
 
 
 def unpooled_family(qualname: str) -> Optional[str]:

@@ -192,3 +192,76 @@ def test_a_folder_listing_kept_in_the_cache_follows_files_added_removed_and_rena
     assert listed() == ["pkg/renamed.py", "pkg/sub/b.py", "pkg/sub/c.py"]
     (root / "pkg" / "sub" / "pyvenv.cfg").write_text("home = /usr\n")  # a venv made in a listed folder
     assert listed() == ["pkg/renamed.py"]
+
+
+_IN_MODULE = "import requests\n\n\ndef pull(urls):\n    for url in urls:\n        requests.get(url, timeout=5)\n"
+
+
+def _kept_findings(root: Path, module: str) -> list:
+    """What the project's solve kept for `module` in its cache entry: (hash of the text, findings)."""
+    import pickle
+
+    entries = []
+    for path in (root / CACHE / "m").rglob("*"):
+        if path.is_file():
+            entry = pickle.loads(path.read_bytes())
+            if isinstance(entry, dict) and "findings" in entry:
+                entries.append((path, entry))
+    assert entries, "the solve kept no findings"
+    return entries
+
+
+def test_flake8_reports_what_the_solve_found_in_a_module_instead_of_walking_it_again(tmp_path: Path) -> None:
+    """A cold flake8 solves the project first (every module with an HTTP import walked once, its summary and its
+    unseeded findings kept); flake8's workers then report those findings instead of walking the module again.
+    Proven by changing the kept message: flake8 then prints the changed one, and an edit to the file (a text the
+    solve never saw) is walked again."""
+    import pickle
+
+    root = _project(tmp_path)
+    _write(root, {"app/pull.py": _IN_MODULE})
+    cold = _flake8(root, ".")
+    assert "./app/pull.py:6:9: HTP101" in cold.stdout and "./" + _FOUND in cold.stdout, cold.stdout + cold.stderr
+    changed = 0
+    for path, entry in _kept_findings(root, "pull.py"):
+        text_hash, findings = entry["findings"]
+        if findings:
+            entry["findings"] = (text_hash, [f._replace(message=f.message + " (kept)") for f in findings])
+            path.write_bytes(pickle.dumps(entry))
+            changed += 1
+    assert changed == 1  # pull.py alone has findings of its own: http.py's HTP102 is seeded, so not kept
+    warm = _flake8(root, ".")
+    assert "(kept)" in warm.stdout and warm.stdout.count("HTP") == 2, warm.stdout + warm.stderr
+    assert _flake8(root, ".").stdout == warm.stdout
+    _write(root, {"app/pull.py": _IN_MODULE + "\n"})
+    edited = _flake8(root, ".")
+    assert "HTP101" in edited.stdout and "(kept)" not in edited.stdout, edited.stdout + edited.stderr
+
+
+def test_a_cold_solve_in_worker_processes_gives_the_serial_solve_seeds_and_findings(tmp_path: Path,
+                                                                                 monkeypatch) -> None:
+    from flake8_http_pool import plugin_project
+    from flake8_http_pool.engine import check_lines
+    from flake8_http_pool.options import Options
+
+    files = {"pyproject.toml": "", "app/__init__.py": "", "app/http.py": _WRAPPER, "app/sync.py": _LOOP,
+             "app/pull.py": _IN_MODULE}
+    files.update({f"app/plain_{i}.py": f"VALUE = {i}\n" for i in range(6)})
+    solved = {}
+    for name, at in (("serial", 10_000), ("pool", 2)):
+        root = tmp_path / name
+        _write(root, files)
+        monkeypatch.setattr(plugin_project, "POOL_AT_FILES", at)
+        plugin_project._SOLVED.clear()
+        seeds = plugin_project.solved_project(str(root), Options())
+        pull = root / "app" / "pull.py"
+        text = pull.read_text(encoding="utf-8")
+        kept = plugin_project.known_findings(str(pull), text, Options())
+        lines = text.splitlines(keepends=True)
+        import ast
+
+        assert kept == check_lines(ast.parse(text), lines, Options()) and kept, kept
+        assert plugin_project.known_findings(str(pull), text + "\n", Options()) is None  # another text
+        solved[name] = {os.path.relpath(path, root): repr(value).replace(str(root), "<root>")
+                        for path, value in seeds.items()}
+    assert solved["serial"] == solved["pool"] and "app/http.py" in solved["pool"]

@@ -8,7 +8,7 @@ import sys
 from typing import Any, Iterator, List, Optional, Sequence, Tuple
 
 from . import __version__
-from .engine import check_lines
+from .engine import check_lines, may_have_findings
 from .options import DEFAULT_OPTIONS, Options, split_list
 
 
@@ -74,11 +74,18 @@ class HttpPoolChecker:
 
     def run(self) -> Iterator[Tuple[int, int, str, type]]:
         seeds = None
+        findings: Optional[List] = None
         if self.filename and not self.from_stdin and self.filename not in ("-", "stdin"):
-            from .plugin_project import seeds_for
+            from .plugin_project import known_findings, seeds_for
 
             seeds = seeds_for(self.filename, self.options, self.exclude, self.cache_dir)
-        findings: List = check_lines(self.tree, self.lines, self.options, seeds)
+            if seeds is None:
+                text = "".join(self.lines)
+                if may_have_findings(text, self.options):  # else check_lines has nothing to walk either
+                    # The project's solve walked this module already, and kept what it found there.
+                    findings = known_findings(self.filename, text, self.options)
+        if findings is None:
+            findings = check_lines(self.tree, self.lines, self.options, seeds)
         for finding in findings:
             yield finding.line, finding.col, finding.text(), type(self)
 

@@ -40,6 +40,13 @@ ENV_PROJECT_LIMIT = "FLAKE8_HTTP_POOL_PROJECT_LIMIT"
 # folder's root.
 _SOLVED: Dict[Tuple[str, Options, Tuple[str, ...], Optional[str]], Dict[str, ModuleSeeds]] = {}
 _ROOTS: Dict[str, Optional[str]] = {}
+# Per process: the cache folder each (root, options) was last solved through, its opened cache, and each
+# options' fingerprint (known_findings reads the modules' entries there).
+_FOLDERS: Dict[Tuple[Optional[str], Options], str] = {}
+_CACHES: Dict[str, Any] = {}
+_FINGERPRINTS: Dict[Options, str] = {}
+# From this many Python files, a cold solve reads and summarizes them in worker processes (_parallel_first).
+POOL_AT_FILES = 200
 
 
 def project_files(root: str, exclude: Sequence[str] = (), cache_name: str = "",
@@ -148,8 +155,8 @@ def solved_project(root: str, options: Options, exclude: Sequence[str] = (),
     None, the one the project's own config names (`cache-dir`, as `check` reads it), else the environment's or
     the default."""
     from .project import project_seeds
-    from .project_cache import (CACHE_DIR_NAME, MISSING, ProjectCache, StatMemo, cache_folder, content_hash,
-                                options_fingerprint)
+    from .project_cache import (CACHE_DIR_NAME, MISSING, LocalModules, ProjectCache, StatMemo, cache_folder,
+                                content_hash, options_fingerprint)
 
     folder = cache_folder(root, cache_dir if cache_dir is not None else _configured_cache_dir(root))
     limit = _limit()
@@ -193,10 +200,73 @@ def solved_project(root: str, options: Options, exclude: Sequence[str] = (),
             # Another process may have solved it while this one waited for the lock.
             found = _solved(cache.load_blob("s", solved_key), state)
             if found is None:
-                found = dict(project_seeds([path for path, _ in hashes], lambda _: options, cache=cache))
+                local = LocalModules(lambda _: options, cache, findings=True)
+                first = _parallel_first(local, options, folder) if len(hashes) >= POOL_AT_FILES else local.first
+                found = dict(project_seeds([path for path, _ in hashes], lambda _: options, cache=cache,
+                                           first=first, search=local.search, load=local.summary))
                 cache.store_blob("s", solved_key, (state, found))
     index.save()
+    _FOLDERS[(root, options)] = folder
     return found
+
+
+def _parallel_first(local: Any, options: Options, folder: str) -> Any:
+    """Phase 1 of the gate (project.First) in worker processes, one per core: a cold solve runs before flake8
+    starts its own workers, with the cores idle but one. Each worker keeps what it finds in the cache."""
+    from .runner import Runner, default_jobs
+
+    def first(paths: List[str]) -> Tuple[Dict[str, Any], List[str]]:
+        found: Dict[str, Any] = {}
+        rest: List[str] = []
+        runner = Runner(_first_job, (options, folder), lambda path: local.first([path]), default_jobs())
+        for one_found, one_rest in runner.run(paths):
+            found.update(one_found)
+            rest.extend(one_rest)
+        return found, rest
+
+    return first
+
+
+_LOCAL: Dict[Tuple[Options, str], Any] = {}  # per worker: the LocalModules of each (options, cache folder)
+
+
+def _first_job(shared: Tuple[Options, str], path: str) -> Tuple[Dict[str, Any], List[str]]:
+    """In a worker: phase 1 of the gate for one file, its summary and unseeded findings kept in the cache."""
+    from .project_cache import LocalModules, ProjectCache
+
+    if shared not in _LOCAL:
+        options, folder = shared
+        _LOCAL[shared] = LocalModules(lambda _: options, ProjectCache(folder), findings=True)
+    return _LOCAL[shared].first([path])
+
+
+def known_findings(filename: str, text: str, options: Options) -> Optional[List[Any]]:
+    """The findings of `filename` (whose text flake8 read as `text`) kept by its project's solve, when it was
+    summarized with this very text and these options; None when they are not known. Only for a file the
+    project seeds nothing in (`seeds_for` gave None): the findings kept are the unseeded ones."""
+    try:
+        path = os.path.abspath(filename)
+        folder = _FOLDERS.get((root_of(path), options))
+        if folder is None:
+            return None
+        from .project_cache import ProjectCache, content_hash, options_fingerprint, text_key
+        from .source_files import SourceError, read_bytes
+
+        if folder not in _CACHES:
+            _CACHES[folder] = ProjectCache(folder)
+        if options not in _FINGERPRINTS:
+            _FINGERPRINTS[options] = options_fingerprint(options)
+        try:
+            data = read_bytes(path, options.max_file_size)
+        except SourceError:
+            return None
+        entry = _CACHES[folder].load(path, _FINGERPRINTS[options], content_hash(data))
+        kept = entry.get("findings")
+        if isinstance(kept, tuple) and len(kept) == 2 and kept[0] == text_key(text) and isinstance(kept[1], list):
+            return kept[1]
+        return None
+    except Exception:  # noqa: BLE001 - the plugin then walks the file itself
+        return None
 
 
 def _configured_cache_dir(root: str) -> Optional[str]:

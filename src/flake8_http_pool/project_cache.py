@@ -321,6 +321,35 @@ def summary_of_text(path: str, text: str, options: Options) -> Optional[Summary]
     return _summary_or_none(tree, options)
 
 
+def text_key(text: str) -> str:
+    """The hash of a module's text, as the flake8 plugin is given it (flake8's lines joined)."""
+    return content_hash(text.encode("utf-8", "surrogatepass"))
+
+
+def summary_and_findings(path: str, text: str, options: Options) -> Tuple[Optional[Summary], Optional[List[Any]]]:
+    """`summary_of_text`, and from the same walk the module's findings as the flake8 plugin reports them when the
+    project seeds nothing in it (engine.check_lines without seeds): the plugin then reads them instead of
+    walking the module again. Findings None: not known (the module does not parse, or the engine failed on
+    it: the plugin's own check then meets that itself)."""
+    from .engine import analyze, may_have_findings
+    from .project import _summary_analysis, _summary_or_none
+    from .source_files import SourceError, parse_source
+
+    log_parse(path)
+    try:
+        tree = parse_source(text, path)
+    except (SourceError, RecursionError, MemoryError):
+        return None, None
+    if not may_have_findings(text, options):
+        return _summary_or_none(tree, options), []
+    held: List[Any] = []
+    try:
+        findings = analyze(tree, options, source=text, on_analysis=held.append)
+    except Exception:  # noqa: BLE001 - an engine bug: the summary alone, as _summary_or_none would give it
+        return (_summary_analysis(held[0], options) if held else _summary_or_none(tree, options)), None
+    return _summary_analysis(held[0], options), findings
+
+
 def read_module(path: str, options: Options) -> Optional[Tuple[bytes, str]]:
     """A module's bytes and text, or None when it cannot be read or decoded (its own check says why)."""
     from .source_files import SourceError, decode_source, read_bytes
@@ -335,9 +364,13 @@ def read_module(path: str, options: Options) -> Optional[Tuple[bytes, str]]:
 class LocalModules:
     """The gate's per-file steps (project.First, Search, Load) in this process, through the cache."""
 
-    def __init__(self, options_of: Callable[[str], Options], cache: Optional[ProjectCache]) -> None:
+    def __init__(self, options_of: Callable[[str], Options], cache: Optional[ProjectCache],
+                 findings: bool = False) -> None:
         self.options_of = options_of
         self.cache = cache
+        # The flake8 plugin's: each module summarized keeps its unseeded findings beside its summary in its
+        # entry ("findings": (text_key of the text, findings)), from the same walk.
+        self.findings = findings
         self._fingerprints: Dict[Options, str] = {}
 
     def _fingerprint(self, options: Options) -> str:
@@ -357,7 +390,12 @@ class LocalModules:
                     **extra: Any) -> Optional[Summary]:
         if "summary" in entry:
             return entry["summary"]
-        summary = summary_of_text(path, text, options)
+        if self.findings and self.cache is not None:
+            summary, findings = summary_and_findings(path, text, options)
+            if findings is not None:
+                extra["findings"] = (text_key(text), findings)
+        else:
+            summary = summary_of_text(path, text, options)
         if self.cache is not None:
             self.cache.store(path, self._fingerprint(options), digest, dict(entry, summary=summary, **extra))
         return summary

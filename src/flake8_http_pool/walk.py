@@ -199,6 +199,7 @@ def collect(tree: ast.Module) -> ModuleFacts:
     not_nodes = _NOT_NODES
     constant = ast.Constant
     child_fields = _CHILD_FIELDS
+    new = tuple.__new__  # a NamedTuple's own __new__ is a Python function: one frame per node saved
 
     def push_children(node: ast.AST, ctx: Ctx) -> None:
         kind = type(node)
@@ -230,10 +231,10 @@ def collect(tree: ast.Module) -> ModuleFacts:
         kind = type(node)
         if kind is ast.Name:
             if type(node.ctx) is ast.Load:
-                names.append(NameUse(node, ctx))
+                names.append(new(NameUse, (node, ctx)))
             continue
         if kind in _STATEMENTS and node is not ctx.stmt:
-            ctx = Ctx(ctx.scope, ctx.func, ctx.loops, ctx.deferred, ctx.async_body, node, ctx.main_guard)
+            ctx = new(Ctx, (ctx.scope, ctx.func, ctx.loops, ctx.deferred, ctx.async_body, node, ctx.main_guard))
         if kind is ast.Attribute:
             if type(node.ctx) is ast.Store:
                 holder = parents.get(id(node))
@@ -249,7 +250,7 @@ def collect(tree: ast.Module) -> ModuleFacts:
                 push((node.value, ctx))
             continue
         if kind is ast.Call:
-            site = CallSite(node, ctx)
+            site = new(CallSite, (node, ctx))
             calls.append(site)
             if ctx.func is not None:
                 ctx.func.calls.append(site)

@@ -1,0 +1,129 @@
+"""The engine's shortcuts give what the long way gives: each answers early where the long way is known to come
+to nothing (benchmarks/big_tree.py measures what they save). Every test here compares the two ways on the same
+input, on the fixtures, on part of the standard library, and on generated text."""
+
+from __future__ import annotations
+
+import ast
+import io
+import os
+import sys
+import tokenize
+from pathlib import Path
+from typing import Iterator, List
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from flake8_http_pool import analysis as analysis_module
+from flake8_http_pool.analysis import Analysis
+from flake8_http_pool.bindings import resolve
+from flake8_http_pool.options import Options
+from flake8_http_pool.project import _IMPORT_STATEMENT, import_statements
+from flake8_http_pool.source_files import SourceError, decode_source
+
+_FIXTURES = Path(__file__).parent / "fixtures"
+_STDLIB = Path(os.__file__).parent
+
+
+def _modules() -> Iterator[ast.Module]:
+    """Every fixture module, and every 20th module of the standard library (some with no HTTP at all)."""
+    paths: List[Path] = sorted(_FIXTURES.rglob("*.py"))
+    paths += sorted(p for p in _STDLIB.glob("*.py"))[::20]
+    for path in paths:
+        try:
+            yield ast.parse(path.read_bytes())
+        except (SyntaxError, ValueError):
+            continue
+
+
+class _Everything(frozenset):
+    """A set holding every name: the shortcuts' sets made to let everything through (the long way)."""
+
+    def __contains__(self, item: object) -> bool:
+        return True
+
+
+def _long_way(analysis: Analysis) -> Analysis:
+    analysis._bound = _Everything()
+    analysis._class_names = _Everything()
+    return analysis
+
+
+def test_a_name_bound_nowhere_and_an_attribute_named_like_no_method_resolve_as_the_long_way_says() -> None:
+    checked = 0
+    for tree in _modules():
+        short = Analysis(tree, Options())
+        long = _long_way(Analysis(tree, Options()))
+        for use in short.facts.names:
+            assert short.meaning(use.node, use.ctx.scope) == resolve(use.node, use.ctx.scope)
+            checked += 1
+        for call, ctx in short.facts.calls:
+            for expr in [call.func, *call.args, *(k.value for k in call.keywords)]:
+                assert short.function_target(expr, ctx) is long.function_target(expr, ctx), ast.dump(expr)
+        assert [(s.node.lineno, s.node.col_offset, s.qual) for s in short.unpooled_sites()] == \
+            [(s.node.lineno, s.node.col_offset, s.qual) for s in _unpooled_the_long_way(long)]
+    assert checked > 10_000
+
+
+def _unpooled_the_long_way(analysis: Analysis) -> list:
+    """unpooled_sites with no attribute left out for its name."""
+    saved = analysis_module.UNPOOLED_NAMES
+    analysis_module.UNPOOLED_NAMES = _Everything()
+    try:
+        return list(analysis._find_unpooled())
+    finally:
+        analysis_module.UNPOOLED_NAMES = saved
+
+
+_PIECES = st.sampled_from([b"import", b"from", b" ", b"\t", b"\n", b"(", b")", b"a", b"b.c", b".", b" as ",
+                           b"importlib", b"#", b"x", b"\\", b"import os\n", b"from . import (\n y,\n z)\n", b"\"",
+                           b"\xc3\xa9", b"\r\n", b"from a import (\nimport b\n)\n"])
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_PIECES, max_size=40).map(b"".join))
+def test_import_statements_are_the_pattern_s_own_matches(data: bytes) -> None:
+    assert import_statements(data) == _IMPORT_STATEMENT.findall(data)
+
+
+def test_import_statements_of_real_modules_are_the_pattern_s_own_matches() -> None:
+    paths = sorted(_STDLIB.glob("*.py")) + sorted(_FIXTURES.rglob("*.py"))
+    for path in paths:
+        data = path.read_bytes()
+        assert import_statements(data) == _IMPORT_STATEMENT.findall(data), path
+
+
+def _decoded_the_long_way(data: bytes) -> str:
+    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    text = data.decode(encoding)
+    return text[1:] if text.startswith("\ufeff") else text
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from([b"x = 1\n", b"# -*- coding: latin-1 -*-\n", b"# coding=utf-8\n", b"coding\n",
+                                 b"\xe9", b"\xef\xbb\xbf", b"'''\n", b"# vim: set fileencoding=ascii :\n"]),
+                max_size=6).map(b"".join))
+def test_decoding_an_ascii_file_without_a_cookie_skips_tokenize_and_gives_the_same_text(data: bytes) -> None:
+    try:
+        expected = _decoded_the_long_way(data)
+    except (SyntaxError, UnicodeDecodeError, LookupError):
+        with pytest.raises(SourceError):
+            decode_source(data)
+        return
+    try:
+        assert decode_source(data) == expected
+    except SourceError:
+        # Refused the long way too, by the interpreter's own rule (a cookie naming an encoding that is not
+        # ASCII-compatible), which detect_encoding alone does not check.
+        assert b"coding" in data
+
+
+@pytest.mark.skipif(sys.version_info < (3, 10), reason="match statements exist from Python 3.10")
+def test_the_walk_binds_what_match_patterns_capture() -> None:
+    from flake8_http_pool.walk import collect
+
+    tree = ast.parse("match x:\n    case {'a': 1, **rest}:\n        pass\n    case [first, *others]:\n        pass\n")
+    bound = collect(tree).module_scope.bindings
+    assert {"rest", "first", "others"} <= set(bound)

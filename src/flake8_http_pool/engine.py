@@ -15,9 +15,9 @@ _KEYWORDS = ("requests", "httpx", "aiohttp", "urllib", "niquests", "gevent")
 _IMPORT_OF_LIBRARY = re.compile(
     r"\b(?:import|from)\b[^\n]*?\b(?:requests|httpx|aiohttp|urllib|niquests|gevent|grequests|requests_futures)"
 )
-# The same without the urllib package (urllib3 stays): of that package only urllib.request's urlopen is a client,
-# and it cannot be named without the word `request`, so a module importing urllib.parse alone (as most of the
-# standard library does) needs no walk.
+# The same without the urllib package (urllib3 stays): of that package the rules know only urllib.request's
+# urlopen (and the responses it returns), which cannot be reached without the word `urlopen`, so a module
+# importing urllib.parse, or urllib.request for its Request class or its openers, needs no walk.
 _IMPORT_OF_LIBRARY_BUT_URLLIB = re.compile(
     r"\b(?:import|from)\b[^\n]*?\b(?:requests|httpx|aiohttp|urllib3|niquests|gevent|grequests|requests_futures)"
 )
@@ -30,7 +30,7 @@ def may_have_findings(text: str, options: Options = DEFAULT_OPTIONS) -> bool:
     text = as_parser_reads(text)  # `import ｒｅｑｕｅｓｔｓ` imports requests
     if not any(keyword in text for keyword in _KEYWORDS):
         return False
-    imports = _IMPORT_OF_LIBRARY if "request" in text else _IMPORT_OF_LIBRARY_BUT_URLLIB
+    imports = _IMPORT_OF_LIBRARY if "urlopen" in text else _IMPORT_OF_LIBRARY_BUT_URLLIB
     return imports.search(text) is not None
 
 

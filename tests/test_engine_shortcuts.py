@@ -150,3 +150,43 @@ def test_a_module_the_text_gate_lets_pass_has_no_finding_the_walk_would_give() -
         assert analyze(tree, source=text) == [], text[:200]
     assert turned_away > 50
     assert may_have_findings("from urllib import request\n\nfor u in urls:\n    request.urlopen(u)\n")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from([b"def f", b"class C", b"async def g", b"async  class", b"  ", b"\t", b"\n", b"(",
+                                 b":", b"1e5", b"x1", b"_y", b"9", b"\xc3\xa9", b"undef h", b"def", b"async",
+                                 b" ", b"#"]), max_size=30).map(b"".join))
+def test_words_and_defined_names_are_the_patterns_own(data: bytes) -> None:
+    from flake8_http_pool.project_run import _DEFINED, _WORD, defined_names, words_of
+
+    assert words_of(data) == set(_WORD.findall(data))
+    assert defined_names(data) == set(_DEFINED.findall(data))
+
+
+def test_words_and_defined_names_of_real_modules_are_the_patterns_own() -> None:
+    from flake8_http_pool.project_run import _DEFINED, _WORD, defined_names, words_of
+
+    for path in sorted(_STDLIB.glob("*.py"))[::3] + sorted(_FIXTURES.rglob("*.py")):
+        data = path.read_bytes()
+        assert words_of(data) == set(_WORD.findall(data)), path
+        assert defined_names(data) == set(_DEFINED.findall(data)), path
+
+
+def test_fix_s_project_model_in_worker_processes_gives_the_serial_seeds(tmp_path: Path, monkeypatch) -> None:
+    """`fix` runs phase 1 of the gate in its workers from POOL_AT_FILES files on: the seeds are the same."""
+    from flake8_http_pool import project_run
+    from flake8_http_pool.settings import NO_KEY, Overrides
+
+    wrapper = "import requests\n\n\ndef get_json(url):\n    return requests.get(url, timeout=5).json()\n"
+    loop = "from app.http import get_json\n\n\ndef sync(urls):\n    for url in urls:\n        get_json(url)\n"
+    files = {"app/__init__.py": "", "app/http.py": wrapper, "app/sync.py": loop}
+    files.update({f"app/plain_{i}.py": f"VALUE = {i}\n" for i in range(5)})
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    paths = [(str(tmp_path / name), NO_KEY) for name in files]
+    overrides = Overrides(cwd=str(tmp_path))
+    serial = project_run.project_seeds(paths, overrides, print, None, 1)
+    monkeypatch.setattr(project_run, "POOL_AT_FILES", 2)
+    pooled = project_run.project_seeds(paths, overrides, print, None, 2)
+    assert serial == pooled and str(tmp_path / "app" / "http.py") in pooled

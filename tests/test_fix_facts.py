@@ -224,3 +224,50 @@ def test_reading_the_projects_tests_for_patches_prints_no_parser_warning(tmp_pat
                           cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert done.returncode == 1 and "HTP101" in done.stdout, done.stdout + done.stderr
     assert done.stderr == ""
+
+
+def test_a_test_file_naming_no_library_and_no_module_of_the_project_is_not_read_for_patches(tmp_path: Path) -> None:
+    """What a file patches can matter to a fix only through a library's name or the fixed module's own name:
+    a test file whose text holds neither (here `setattr(os, ...)`) is not parsed for patches; one naming a
+    module of the project by its module's name is, and its patch still makes that module's site report only."""
+    import json
+
+    (tmp_path / "pyproject.toml").write_text("")
+    for name in ("billing", "shipping"):
+        (tmp_path / f"{name}.py").write_text(
+            "from requests import get\n\n\ndef pull(urls):\n    for url in urls:\n        get(url)\n")
+    (tmp_path / "test_env.py").write_text("import os\n\ndef test(monkeypatch):\n    setattr(os, 'sep', '/')\n")
+    (tmp_path / "test_billing.py").write_text('from unittest import mock\nmock.patch("billing.get")\n')
+    done, parsed = _parse_log_of_check(tmp_path, "--output-format", "json", ".")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "test_env.py (patches)" not in parsed and "test_billing.py (patches)" in parsed, parsed
+    fixes = {record["path"]: record["fix"] for record in json.loads(done.stdout)}
+    assert fixes == {"./billing.py": None, "./shipping.py": "unsafe"}, fixes
+
+
+def test_a_module_added_under_a_name_a_test_patches_is_seen_on_a_warm_cache(tmp_path: Path) -> None:
+    """The targets kept for each file are kept under the project's words: a test patching `billing.get` before
+    any billing module exists is passed over, and once billing.py is added the warm run reads it again."""
+    import json
+    import os
+    import subprocess
+    import sys
+    import time
+
+    from flake8_http_pool.project_cache import RACY_NS
+
+    def check() -> dict:
+        done = subprocess.run([sys.executable, "-m", "flake8_http_pool", "check", "--isolated", "--output-format",
+                               "json", "."], cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                              env={k: v for k, v in os.environ.items() if k != "FLAKE8_HTTP_POOL_CACHE_DIR"})
+        assert done.returncode == 1, done.stdout + done.stderr
+        return {record["path"]: record["fix"] for record in json.loads(done.stdout)}
+
+    loop = "from requests import get\n\n\ndef pull(urls):\n    for url in urls:\n        get(url)\n"
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "shipping.py").write_text(loop)
+    (tmp_path / "test_billing.py").write_text('from unittest import mock\nmock.patch("billing.get")\n')
+    time.sleep(RACY_NS / 1e9 + 0.2)  # old enough for the stat index to vouch for each file next time
+    assert check() == {"./shipping.py": "unsafe"}
+    (tmp_path / "billing.py").write_text(loop)
+    assert check() == {"./billing.py": None, "./shipping.py": "unsafe"}

@@ -484,7 +484,7 @@ def run_fix(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: Tex
     own = {os.path.abspath(t.path) for t in targets} if args.project_from is not None else None
     targets = with_project(targets, args.project_from, stdin, resolver)
     cache = cli.open_project_cache(args, scanned_settings.config, [t.path for t in targets], cli._note(stderr))
-    targets = with_project_seeds(targets, resolver.overrides, cli._note(stderr), cache)
+    targets = with_project_seeds(targets, resolver.overrides, cli._note(stderr), cache, jobs)
     roots = _gather_up_front(targets, cache, jobs)
     runner = Runner(_fix_job, (resolver.overrides, args.unsafe_fixes, mode, args.timeout_per_file, roots), _crashed,
                     jobs)
@@ -686,12 +686,12 @@ def _left(targets: List[FixTarget], done: Set[str], own: Optional[Set[str]]) -> 
 
 
 def with_project_seeds(targets: List[FixTarget], overrides: Any, note: Callable[[str], None],
-                       cache: Any = None) -> List[FixTarget]:
+                       cache: Any = None, jobs: int = 1) -> List[FixTarget]:
     """The targets, each given what the project model found about its module because of the others, and the
     names it defines that other modules name (a signature change there is refused, see fixes/htp104_sites)."""
     from .project_run import names_used_elsewhere, project_seeds
 
-    seeds = project_seeds([(t.path, t.key) for t in targets], overrides, note, cache)
+    seeds = project_seeds([(t.path, t.key) for t in targets], overrides, note, cache, jobs)
     elsewhere = names_used_elsewhere([t.path for t in targets])
     return [t._replace(seeds=seeds.get(os.path.abspath(t.path)),
                        named_elsewhere=elsewhere.get(os.path.abspath(t.path), frozenset())) for t in targets]

@@ -249,8 +249,32 @@ def use_cache(cache: Optional[Any]) -> None:
     _cache = cache
 
 
-def file_patch_targets(path: str) -> Tuple[str, ...]:
-    """The patch targets of one file (none when it fails the byte gate, cannot be read, or does not parse)."""
+def project_words(root: str, files: Iterable[str]) -> FrozenSet[bytes]:
+    """The words one of which a file's text must hold for a patch it makes to matter to a fix in the project.
+
+    A fix asks whether a name it rewrites is patched (`FixFacts.is_patched`): a library's name
+    (`requests.get`), or a name as the fixed module writes it, alone or after the module's dotted name, or after
+    a prefix ending with the module's own name. A target that can match holds, as one of its dotted parts, a
+    library's top-level name or the fixed module's own name (its file's stem, or its package's folder); and a
+    file's targets are spelled from words of its text (a string it patches, the modules it imports). So a file
+    naming no library and no module or package of the project patches nothing a fix asks about. (A target equal
+    to a name as some module writes it, `rq.get` for `import requests as rq`, names no importable module unless
+    one of the project's: a test cannot patch it.)"""
+    from .libraries import CLIENT_CONSTRUCTORS, UNPOOLED_FUNCTIONS
+
+    # The libraries whose names a fix asks about: those of its unpooled functions and client constructors.
+    words = {name.split(".", 1)[0].encode("ascii") for name in (*UNPOOLED_FUNCTIONS, *CLIENT_CONSTRUCTORS)}
+    for path in files:
+        parts = os.path.relpath(path, root).split(os.sep)
+        parts[-1] = os.path.splitext(parts[-1])[0]
+        for part in parts:
+            words.update(piece.encode("utf-8", "surrogatepass") for piece in part.split(".") if piece)
+    return frozenset(words)
+
+
+def file_patch_targets(path: str, words: Optional[FrozenSet[bytes]] = None) -> Tuple[str, ...]:
+    """The patch targets of one file (none when it fails the byte gate, cannot be read, or does not parse).
+    With `words` (project_words), also none when its text holds none of them: nothing it patches can matter."""
     try:
         with open(path, "rb") as handle:
             data = handle.read(_MAX_BYTES + 1)
@@ -258,6 +282,12 @@ def file_patch_targets(path: str) -> Tuple[str, ...]:
         return ()
     if len(data) > _MAX_BYTES or not may_patch(data):
         return ()
+    if words is not None:
+        from .project_run import words_of
+        from .source_files import bytes_as_parser_reads
+
+        if words_of(bytes_as_parser_reads(data)).isdisjoint(words):
+            return ()
     from .project_cache import content_hash, log_parse
     from .source_files import quiet_compiler
 
@@ -290,11 +320,12 @@ def patches_key(what: str) -> str:
     return f"patches\0{PATCHES_FORMAT}\0{__version__}\0{what}"
 
 
-def project_patches(files: Iterable[str]) -> Set[str]:
-    """The patch targets of every file that passes the byte gate; unreadable or broken files are passed over."""
+def project_patches(files: Iterable[str], words: Optional[FrozenSet[bytes]] = None) -> Set[str]:
+    """The patch targets of every file that passes the byte gate (and holds one of `words`, when given);
+    unreadable or broken files are passed over."""
     found: Set[str] = set()
     for path in files:
-        found.update(file_patch_targets(path))
+        found.update(file_patch_targets(path, words))
     return found
 
 
@@ -338,7 +369,8 @@ _ROOTS: Dict[str, Tuple[FrozenSet[str], bool]] = {}
 
 def _root_facts(root: str) -> Tuple[FrozenSet[str], bool]:
     if root not in _ROOTS:
-        _ROOTS[root] = (frozenset(project_patches(project_python_files(root))), pins_requests_232(root))
+        files = sorted(project_python_files(root))
+        _ROOTS[root] = (frozenset(project_patches(files, project_words(root, files))), pins_requests_232(root))
     return _ROOTS[root]
 
 

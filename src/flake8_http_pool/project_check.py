@@ -158,12 +158,15 @@ def seeded_job(shared: Any, candidate: Any) -> Any:
     return _python_result(candidate.path, settings, _open(folder), seeds=candidate.hot)[0]
 
 
-def patch_job(shared: Any, path: str) -> Tuple[str, ...]:
-    """In a worker: the patch targets of one file of a project (fix_facts.file_patch_targets)."""
+def patch_job(shared: Any, item: Tuple[str, str]) -> Tuple[str, ...]:
+    """In a worker: the patch targets of one file of a project (fix_facts.file_patch_targets), given the words
+    of its root (`item`: the path and its root)."""
     from .fix_facts import file_patch_targets
 
-    _open(shared)
-    return file_patch_targets(path)
+    folder, words = shared
+    _open(folder)
+    path, root = item
+    return file_patch_targets(path, words[root])
 
 
 def mark_job(shared: Any, item: Tuple[Any, Any, Optional[str]]) -> Any:
@@ -212,12 +215,15 @@ def gather_roots(roots: List[str], cache: Optional[ProjectCache], jobs: int) -> 
     """The fix facts of each project root, (patched, requests_232), for fix_facts.know_roots: every Python file
     of the roots read for patches once, in the workers. With a cache, a file that looks as it did last time
     (project_cache.StatMemo) is not read again: one edited test file is one file read."""
-    from .fix_facts import pins_requests_232, project_python_files
+    from .fix_facts import pins_requests_232, project_python_files, project_words
     from .runner import Runner
 
     folder = cache.folder if cache is not None else None
-    memos = {root: StatMemo(cache, "r", _root_key(root)) for root in roots}
     files_of = {root: sorted(project_python_files(root)) for root in roots}
+    words = {root: project_words(root, files_of[root]) for root in roots}
+    # A file's targets are kept under its root's words: a module added under a new name may make a test's
+    # patches matter that did not before.
+    memos = {root: StatMemo(cache, "r", _root_key(root, words[root])) for root in roots}
     targets: Dict[str, Tuple[str, ...]] = {}
     asked: Dict[str, Tuple[str, Any]] = {}
     for root, paths in files_of.items():
@@ -232,7 +238,8 @@ def gather_roots(roots: List[str], cache: Optional[ProjectCache], jobs: int) -> 
     # A few files are read here: a pool costs more than reading them (and each pool started is one more fork
     # of a process that runs threads).
     workers = jobs if len(todo) >= _POOL_AT_FILES else 1
-    for path, found in zip(todo, Runner(patch_job, folder, lambda path: (), workers).run(todo)):
+    items = [(path, asked[path][0]) for path in todo]
+    for path, found in zip(todo, Runner(patch_job, (folder, words), lambda item: (), workers).run(items)):
         targets[path] = found
         root, signature = asked[path]
         memos[root].put(path, signature, "", found)
@@ -243,10 +250,10 @@ def gather_roots(roots: List[str], cache: Optional[ProjectCache], jobs: int) -> 
     return {root: (patched[root], pins_requests_232(root)) for root in roots}
 
 
-def _root_key(root: str) -> str:
+def _root_key(root: str, words: FrozenSet[bytes]) -> str:
     from .fix_facts import patches_key
 
-    return patches_key("root\0" + root)
+    return patches_key("root\0" + root + "\0" + content_hash(b"\0".join(sorted(words))))
 
 
 def search_job(shared: Any, item: Tuple[str, Any]) -> Tuple[str, bool, Optional[Summary]]:

@@ -10,13 +10,13 @@ from __future__ import annotations
 import os
 import re
 from collections import Counter
-from typing import Any, Callable, Dict, FrozenSet, Sequence, Set, Tuple
+from typing import Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 from .engine import ModuleSeeds
 
 
 def project_seeds(files: Sequence[Tuple[str, Any]], overrides: Any, note: Callable[[str], None],
-                  cache: Any = None) -> Dict[str, ModuleSeeds]:
+                  cache: Any = None, jobs: int = 1) -> Dict[str, ModuleSeeds]:
     """Per absolute path, what the project model found about that module because of the others.
 
     `files` are the Python files of the run, each with its settings key (settings.Key); `overrides` are the
@@ -39,14 +39,61 @@ def project_seeds(files: Sequence[Tuple[str, Any]], overrides: Any, note: Callab
             options_by_key[key] = resolved(overrides, key).options
         return options_by_key[key]
 
+    first = None
+    if jobs > 1 and len(keys) >= POOL_AT_FILES:
+        first = _parallel_first(keys, overrides, cache, jobs)
     try:
-        return dict(solve_project(list(keys), options_of, cache=cache) or {})
+        return dict(solve_project(list(keys), options_of, cache=cache, first=first) or {})
     except (RecursionError, MemoryError) as error:
         note(f"the project model ran out of resources ({type(error).__name__}): findings across modules are left out")
     except Exception as error:  # noqa: BLE001 - see the docstring
         note(f"internal error in the project model ({type(error).__name__}: {error}): findings across modules "
              "are left out")
     return {}
+
+
+# From this many Python files, phase 1 of the gate (read, gate, summarize) runs in worker processes.
+POOL_AT_FILES = 200
+
+
+def _parallel_first(keys: Dict[str, Any], overrides: Any, cache: Any, jobs: int) -> Callable[[List[str]], Any]:
+    """Phase 1 of the gate (project.First) in `jobs` worker processes, each through the disk cache as this
+    process would go (`check` runs it in its workers too, project_check.py)."""
+    from .project_cache import LocalModules
+    from .runner import Runner
+    from .settings import resolved
+
+    folder = cache.folder if cache is not None else None
+
+    def first(paths: List[str]) -> Tuple[Dict[str, Any], List[str]]:
+        found: Dict[str, Any] = {}
+        rest: List[str] = []
+        local = LocalModules(lambda path: resolved(overrides, keys[path]).options, cache)
+        runner = Runner(_first_job, (overrides, folder), lambda item: local.first([item[0]]), jobs)
+        for one_found, one_rest in runner.run([(path, keys[path]) for path in paths]):
+            found.update(one_found)
+            rest.extend(one_rest)
+        return found, rest
+
+    return first
+
+
+_LOCAL: Dict[Tuple[Any, Any], Any] = {}  # per worker: the LocalModules of each (overrides, cache folder)
+_KEYS: Dict[str, Any] = {}  # per worker: the settings key of each path it was given
+
+
+def _first_job(shared: Tuple[Any, Optional[str]], item: Tuple[str, Any]) -> Tuple[Dict[str, Any], List[str]]:
+    """In a worker: phase 1 of the gate for one file (its summary kept in the cache when there is one)."""
+    from .project_cache import LocalModules, ProjectCache
+    from .settings import resolved
+
+    overrides, folder = shared
+    path, key = item
+    _KEYS[path] = key
+    if shared not in _LOCAL:
+        _LOCAL[shared] = LocalModules(lambda one: resolved(overrides, _KEYS[one]).options,
+                                      ProjectCache(folder) if folder else None)
+    return _LOCAL[shared].first([path])
 
 
 _DEFINED = re.compile(rb"^[ \t]*(?:async[ \t]+def|def|class)[ \t]+([^\W\d]\w*)", re.MULTILINE)
@@ -71,9 +118,9 @@ def names_used_elsewhere(paths: Sequence[str], max_size: int = 0) -> Dict[str, F
             continue
         if max_size and len(data) > max_size:
             continue
-        words = set(_WORD.findall(data))
+        words = words_of(data)
         counts.update(words)
-        defined[path] = set(_DEFINED.findall(data))
+        defined[path] = defined_names(data)
     found: Dict[str, FrozenSet[str]] = {}
     for path, names in defined.items():
         # Its own text names each of its defs once at least: another file's naming makes the count pass 1.
@@ -81,3 +128,49 @@ def names_used_elsewhere(paths: Sequence[str], max_size: int = 0) -> Dict[str, F
         if elsewhere:
             found[path] = frozenset(elsewhere)
     return found
+
+
+# Every byte but an ASCII letter, digit or underscore (what `\w` matches in bytes) made a space.
+_WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+_SPACES = bytes(byte if byte in _WORD_BYTES else 0x20 for byte in range(256))
+_DIGITS = b"0123456789"
+
+
+def words_of(data: bytes) -> Set[bytes]:
+    """`set(_WORD.findall(data))`, found by C loops: the runs of word bytes, less any leading digits (`1e5`
+    holds the word `e5`, as the pattern finds it)."""
+    runs = set(data.translate(_SPACES).split())
+    words = {run for run in runs if run[0] not in _DIGIT_CODES}
+    words.update(run.lstrip(_DIGITS) for run in runs if run[0] in _DIGIT_CODES)
+    words.discard(b"")
+    return words
+
+
+_DIGIT_CODES = frozenset(_DIGITS)
+_DEF_AT = re.compile(rb"(?:async[ \t]+def|def|class)[ \t]+([^\W\d]\w*)")
+
+
+def defined_names(data: bytes) -> Set[bytes]:
+    """`set(_DEFINED.findall(data))`, trying the pattern only where `def` or `class` occurs (re tries a `^`
+    pattern at every byte of the file)."""
+    names: Set[bytes] = set()
+    for keyword in (b"def", b"class"):
+        at = data.find(keyword)
+        while at != -1:
+            line = data.rfind(b"\n", 0, at) + 1
+            head = data[line:at]
+            stripped = head.lstrip(b" \t")
+            start = line + (len(head) - len(stripped))
+            if keyword == b"def" and stripped:
+                # `async def`: the pattern starts at `async`, after the indentation.
+                if stripped.startswith(b"async") and not stripped[5:].strip(b" \t") and len(stripped) > 5:
+                    found = _DEF_AT.match(data, start)
+                    if found is not None:
+                        names.add(found.group(1))
+            elif not stripped:
+                found = _DEF_AT.match(data, start)
+                if found is not None and found.group(0).startswith(keyword):
+                    names.add(found.group(1))
+            at = data.find(keyword, at + len(keyword))
+    return names
+

@@ -692,9 +692,19 @@ def with_project_seeds(targets: List[FixTarget], overrides: Any, note: Callable[
     from .project_run import names_used_elsewhere, project_seeds
 
     seeds = project_seeds([(t.path, t.key) for t in targets], overrides, note, cache, jobs)
-    elsewhere = names_used_elsewhere([t.path for t in targets])
+    # A file may be fixed when it names an HTTP library or the model seeds it; with in-house unpooled calls
+    # (whose names are the user's), any file may.
+    fixable = None if overrides.unpooled_calls or any(_has_unpooled_calls(t, overrides) for t in targets) else \
+        set(seeds)
+    elsewhere = names_used_elsewhere([t.path for t in targets], fixable=fixable, jobs=jobs)
     return [t._replace(seeds=seeds.get(os.path.abspath(t.path)),
                        named_elsewhere=elsewhere.get(os.path.abspath(t.path), frozenset())) for t in targets]
+
+
+def _has_unpooled_calls(target: FixTarget, overrides: Any) -> bool:
+    from .settings import resolved
+
+    return bool(resolved(overrides, target.key).options.unpooled_calls)
 
 
 def with_project(targets: List[FixTarget], project_from: Optional[str], stdin: TextIO, resolver: Any

@@ -100,27 +100,41 @@ _DEFINED = re.compile(rb"^[ \t]*(?:async[ \t]+def|def|class)[ \t]+([^\W\d]\w*)",
 _WORD = re.compile(rb"[^\W\d]\w*")
 
 
-def names_used_elsewhere(paths: Sequence[str], max_size: int = 0) -> Dict[str, FrozenSet[str]]:
+def names_used_elsewhere(paths: Sequence[str], max_size: int = 0, fixable: Optional[Set[str]] = None,
+                         jobs: int = 1) -> Dict[str, FrozenSet[str]]:
     """Per absolute path, the names it defines (`def`, `class`, at any depth) that another of `paths` names.
 
     What `fix` needs before it changes a signature: a word in another module's text may be a call, an import
     or a reference to the function, which that module's own plan would not edit. Bytes only, no parse: a name
     in a comment or a string counts too, which costs a fix, never a caller. A file that cannot be read is
     left out (its own fix reports it); `max_size` (0: none) skips the text of larger files the same way.
+
+    Only a file that may be fixed needs its names: with `fixable` (the paths the project model seeds), one of
+    those or one naming an HTTP library; None: every file. Every file's words are then searched for those
+    names, in `jobs` worker processes from POOL_AT_FILES files on.
     """
+    from .checking import mentions_a_library
+    from .runner import Runner
+
+    unique = sorted({os.path.abspath(p) for p in paths})
     defined: Dict[str, Set[bytes]] = {}
-    counts: "Counter[bytes]" = Counter()  # per word, how many files name it
-    for path in {os.path.abspath(p) for p in paths}:
-        try:
-            with open(path, "rb") as stream:
-                data = stream.read(max_size + 1 if max_size else -1)
-        except OSError:
+    readable: List[str] = []
+    for path in unique:
+        data = _read(path, max_size)
+        if data is None:
             continue
-        if max_size and len(data) > max_size:
-            continue
-        words = words_of(data)
-        counts.update(words)
-        defined[path] = defined_names(data)
+        readable.append(path)
+        if fixable is None or path in fixable or mentions_a_library(data):
+            names = defined_names(data)
+            if names:
+                defined[path] = names
+    wanted = frozenset(name for names in defined.values() for name in names)
+    if not wanted:
+        return {}
+    counts: "Counter[bytes]" = Counter()  # per name, how many files name it
+    workers = jobs if len(readable) >= POOL_AT_FILES else 1
+    for named in Runner(_named_job, (wanted, max_size), lambda path: (), workers).run(readable):
+        counts.update(named)
     found: Dict[str, FrozenSet[str]] = {}
     for path, names in defined.items():
         # Its own text names each of its defs once at least: another file's naming makes the count pass 1.
@@ -128,6 +142,22 @@ def names_used_elsewhere(paths: Sequence[str], max_size: int = 0) -> Dict[str, F
         if elsewhere:
             found[path] = frozenset(elsewhere)
     return found
+
+
+def _read(path: str, max_size: int) -> Optional[bytes]:
+    try:
+        with open(path, "rb") as stream:
+            data = stream.read(max_size + 1 if max_size else -1)
+    except OSError:
+        return None
+    return None if max_size and len(data) > max_size else data
+
+
+def _named_job(shared: Tuple[FrozenSet[bytes], int], path: str) -> Tuple[bytes, ...]:
+    """In a worker: which of the wanted names the file's text holds as words."""
+    wanted, max_size = shared
+    data = _read(path, max_size)
+    return tuple(words_of(data) & wanted) if data is not None else ()
 
 
 # Every byte but an ASCII letter, digit or underscore (what `\w` matches in bytes) made a space.

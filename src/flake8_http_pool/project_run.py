@@ -39,11 +39,12 @@ def project_seeds(files: Sequence[Tuple[str, Any]], overrides: Any, note: Callab
             options_by_key[key] = resolved(overrides, key).options
         return options_by_key[key]
 
-    first = None
+    first = search = None
     if jobs > 1 and len(keys) >= POOL_AT_FILES:
         first = _parallel_first(keys, overrides, cache, jobs)
+        search = _parallel_search(keys, overrides, cache, jobs)
     try:
-        return dict(solve_project(list(keys), options_of, cache=cache, first=first) or {})
+        return dict(solve_project(list(keys), options_of, cache=cache, first=first, search=search) or {})
     except (RecursionError, MemoryError) as error:
         note(f"the project model ran out of resources ({type(error).__name__}): findings across modules are left out")
     except Exception as error:  # noqa: BLE001 - see the docstring
@@ -78,22 +79,55 @@ def _parallel_first(keys: Dict[str, Any], overrides: Any, cache: Any, jobs: int)
     return first
 
 
+def _parallel_search(keys: Dict[str, Any], overrides: Any, cache: Any, jobs: int) -> Callable[..., Any]:
+    """Phase 2 of the gate (project.Search) in `jobs` worker processes, as `_parallel_first`."""
+    from .project_cache import LocalModules
+    from .runner import Runner
+    from .settings import resolved
+
+    folder = cache.folder if cache is not None else None
+
+    def search(paths: List[str], needles: Any) -> Dict[str, Any]:
+        found: Dict[str, Any] = {}
+        local = LocalModules(lambda path: resolved(overrides, keys[path]).options, cache)
+        workers = jobs if len(paths) >= POOL_AT_FILES else 1
+        runner = Runner(_search_job, (overrides, folder, needles),
+                        lambda item: local.search([item[0]], needles), workers)
+        for one in runner.run([(path, keys[path]) for path in paths]):
+            found.update(one)
+        return found
+
+    return search
+
+
+def _search_job(shared: Tuple[Any, Optional[str], Any], item: Tuple[str, Any]) -> Dict[str, Any]:
+    """In a worker: phase 2 of the gate for one file."""
+    overrides, folder, needles = shared
+    local = _local((overrides, folder))
+    _KEYS[item[0]] = item[1]
+    return local.search([item[0]], needles)
+
+
+def _local(shared: Tuple[Any, Optional[str]]) -> Any:
+    from .project_cache import LocalModules, ProjectCache
+    from .settings import resolved
+
+    if shared not in _LOCAL:
+        overrides, folder = shared
+        _LOCAL[shared] = LocalModules(lambda one: resolved(overrides, _KEYS[one]).options,
+                                      ProjectCache(folder) if folder else None)
+    return _LOCAL[shared]
+
+
 _LOCAL: Dict[Tuple[Any, Any], Any] = {}  # per worker: the LocalModules of each (overrides, cache folder)
 _KEYS: Dict[str, Any] = {}  # per worker: the settings key of each path it was given
 
 
 def _first_job(shared: Tuple[Any, Optional[str]], item: Tuple[str, Any]) -> Tuple[Dict[str, Any], List[str]]:
     """In a worker: phase 1 of the gate for one file (its summary kept in the cache when there is one)."""
-    from .project_cache import LocalModules, ProjectCache
-    from .settings import resolved
-
-    overrides, folder = shared
     path, key = item
     _KEYS[path] = key
-    if shared not in _LOCAL:
-        _LOCAL[shared] = LocalModules(lambda one: resolved(overrides, _KEYS[one]).options,
-                                      ProjectCache(folder) if folder else None)
-    return _LOCAL[shared].first([path])
+    return _local(shared).first([path])
 
 
 _DEFINED = re.compile(rb"^[ \t]*(?:async[ \t]+def|def|class)[ \t]+([^\W\d]\w*)", re.MULTILINE)
@@ -113,26 +147,22 @@ def names_used_elsewhere(paths: Sequence[str], max_size: int = 0, fixable: Optio
     those or one naming an HTTP library; None: every file. Every file's words are then searched for those
     names, in `jobs` worker processes from POOL_AT_FILES files on.
     """
-    from .checking import mentions_a_library
     from .runner import Runner
 
     unique = sorted({os.path.abspath(p) for p in paths})
+    workers = jobs if len(unique) >= POOL_AT_FILES else 1
     defined: Dict[str, Set[bytes]] = {}
     readable: List[str] = []
-    for path in unique:
-        data = _read(path, max_size)
-        if data is None:
-            continue
-        readable.append(path)
-        if fixable is None or path in fixable or mentions_a_library(data):
-            names = defined_names(data)
+    items = [(path, fixable is None or path in fixable) for path in unique]
+    for (path, _), names in zip(items, Runner(_defined_job, max_size, lambda item: None, workers).run(items)):
+        if names is not None:
+            readable.append(path)
             if names:
                 defined[path] = names
     wanted = frozenset(name for names in defined.values() for name in names)
     if not wanted:
         return {}
     counts: "Counter[bytes]" = Counter()  # per name, how many files name it
-    workers = jobs if len(readable) >= POOL_AT_FILES else 1
     for named in Runner(_named_job, (wanted, max_size), lambda path: (), workers).run(readable):
         counts.update(named)
     found: Dict[str, FrozenSet[str]] = {}
@@ -151,6 +181,18 @@ def _read(path: str, max_size: int) -> Optional[bytes]:
     except OSError:
         return None
     return None if max_size and len(data) > max_size else data
+
+
+def _defined_job(max_size: int, item: Tuple[str, bool]) -> Optional[Set[bytes]]:
+    """In a worker: the names a file defines when it may be fixed (`item`: its path, and whether the model
+    seeds it), else an empty set; None when it cannot be read."""
+    from .checking import mentions_a_library
+
+    path, fixable = item
+    data = _read(path, max_size)
+    if data is None:
+        return None
+    return defined_names(data) if fixable or mentions_a_library(data) else set()
 
 
 def _named_job(shared: Tuple[FrozenSet[bytes], int], path: str) -> Tuple[bytes, ...]:

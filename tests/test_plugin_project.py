@@ -265,3 +265,26 @@ def test_a_cold_solve_in_worker_processes_gives_the_serial_solve_seeds_and_findi
         solved[name] = {os.path.relpath(path, root): repr(value).replace(str(root), "<root>")
                         for path, value in seeds.items()}
     assert solved["serial"] == solved["pool"] and "app/http.py" in solved["pool"]
+
+
+def test_flake8_reports_what_check_found_in_a_module_it_walked(tmp_path: Path) -> None:
+    """`check` and flake8 share the project's cache: a module `check` walked unseeded keeps its findings for
+    flake8 as the plugin's own solve keeps them (changed here to tell them apart)."""
+    import pickle
+
+    root = _project(tmp_path)
+    _write(root, {"app/pull.py": _IN_MODULE})
+    environment = {k: v for k, v in os.environ.items() if k != "FLAKE8_HTTP_POOL_CACHE_DIR"}
+    done = subprocess.run([sys.executable, "-m", "flake8_http_pool", "check", "--isolated", "."], cwd=root,
+                          capture_output=True, text=True, timeout=180, env=environment)
+    assert "app/pull.py:6:9: HTP101" in done.stdout, done.stdout + done.stderr
+    changed = 0
+    for path, entry in _kept_findings(root, "pull.py"):
+        text_hash, findings = entry["findings"]
+        if findings:
+            entry["findings"] = (text_hash, [f._replace(message=f.message + " (kept)") for f in findings])
+            path.write_bytes(pickle.dumps(entry))
+            changed += 1
+    assert changed == 1
+    flake8 = _flake8(root, "app/pull.py")
+    assert "(kept)" in flake8.stdout and flake8.stdout.count("HTP101") == 1, flake8.stdout + flake8.stderr

@@ -70,10 +70,12 @@ def check_file_parsed(path: str, options: Options, codes: FrozenSet[str], seeds:
 
 def check_source(path: str, data: bytes, kind: str, options: Options, codes: FrozenSet[str],
                  seeds: Optional[Any] = None, on_analysis: Optional[Callable[[Any], None]] = None,
-                 parse_anyway: bool = False) -> FileResult:
+                 parse_anyway: bool = False,
+                 on_found: Optional[Callable[[str, List[Finding]], None]] = None) -> FileResult:
     """Check a file's bytes (read from disk, or standard input shown as `path`); never raises for what they hold.
-    `on_analysis` receives the module's Analysis when the engine walks it (engine.analyze). A file the gate
-    passes over is not parsed unless `parse_anyway` (its syntax error is then reported)."""
+    `on_analysis` receives the module's Analysis when the engine walks it (engine.analyze), and `on_found` the
+    text walked and every finding of the walk (all codes, `# noqa` not applied). A file the gate passes over is
+    not parsed unless `parse_anyway` (its syntax error is then reported)."""
     refused = too_large(len(data), options.max_file_size)  # standard input has no size to fstat
     if refused is not None:
         return FileResult(path, error=refused.reason)
@@ -97,6 +99,8 @@ def check_source(path: str, data: bytes, kind: str, options: Options, codes: Fro
         else:
             tree = parse_source(text, path)
             found = analyze(tree, options, source=text, seeds=seeds, on_analysis=on_analysis)
+            if on_found is not None:
+                on_found(text, found)
     except SourceError as error:
         return FileResult(path, error=error.reason, where=error.where)
     except RecursionError as error:

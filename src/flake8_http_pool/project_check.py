@@ -16,7 +16,7 @@ import os
 from typing import Any, Callable, Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple
 
 from .project_cache import (MISSING, ProjectCache, StatMemo, codes_key, content_hash, facts_key, log_parse,
-                            options_fingerprint, seeds_key)
+                            options_fingerprint, seeds_key, text_key)
 
 Summary = Dict[str, Any]
 _FIRST, _REST, _OTHER = "first", "rest", "other"
@@ -80,8 +80,10 @@ def _python_result(path: str, settings: Any, cache: Optional[ProjectCache], seed
         # The entry is the file's whatever the path's spelling (`./a.py`, `a.py`, absolute): shown as given now.
         return result._replace(path=path), _FIRST if gated else _REST, entry.get("summary"), digest
     held: List[Any] = []
+    walked: List[Tuple[str, List[Any]]] = []
     log_parse(path)
-    result = check_source(path, data, PYTHON, options, settings.codes, on_analysis=held.append)
+    result = check_source(path, data, PYTHON, options, settings.codes, on_analysis=held.append,
+                          on_found=lambda text, found: walked.append((text, found)))
     # Walked means past phase 1 of the gate (check_source walks exactly those; unseeded, nothing else reaches
     # the walk); not walked: nothing to find here (phase 2 may still want it), or it does not parse.
     gated = bool(held)
@@ -92,6 +94,8 @@ def _python_result(path: str, settings: Any, cache: Optional[ProjectCache], seed
         record = dict(entry, results=results, gated=gated)
         if gated:
             record["summary"] = summary
+        if walked:  # unseeded: what the flake8 plugin reports for this text (plugin_project.known_findings)
+            record["findings"] = (text_key(walked[0][0]), list(walked[0][1]))
         cache.store(path, fingerprint, digest, record)
     return result, _FIRST if gated else _REST, summary, digest
 

@@ -33,7 +33,7 @@ SKIPPED = frozenset({".git", ".hg", ".svn", ".tox", ".nox", ".venv", "venv", "en
 # standard library under one .git, a monorepo's root): each flake8 process would walk it and the first would
 # summarize all of it before the file in hand could be reported. The plugin then checks modules alone; `check`
 # (which is given the files) has no limit. FLAKE8_HTTP_POOL_PROJECT_LIMIT changes it (0: no limit).
-PROJECT_LIMIT = 10_000
+PROJECT_LIMIT = 25_000
 ENV_PROJECT_LIMIT = "FLAKE8_HTTP_POOL_PROJECT_LIMIT"
 
 # Per process: the solved seeds of each (root, options, excludes, cache folder asked for) met so far, and each
@@ -155,7 +155,7 @@ def solved_project(root: str, options: Options, exclude: Sequence[str] = (),
     None, the one the project's own config names (`cache-dir`, as `check` reads it), else the environment's or
     the default."""
     from .project import project_seeds
-    from .project_cache import (CACHE_DIR_NAME, MISSING, LocalModules, ProjectCache, StatMemo, cache_folder,
+    from .project_cache import (CACHE_DIR_NAME, LocalModules, ProjectCache, StatMemo, cache_folder,
                                 content_hash, options_fingerprint)
 
     folder = cache_folder(root, cache_dir if cache_dir is not None else _configured_cache_dir(root))
@@ -166,11 +166,12 @@ def solved_project(root: str, options: Options, exclude: Sequence[str] = (),
                         f"folders\0{root}\0{tuple(exclude)!r}\0{folder}")
     for path in project_files(root, exclude, os.path.basename(folder) or CACHE_DIR_NAME, listings):
         files.append(path)
-        if limit and len(files) > limit:
-            return {}  # see PROJECT_LIMIT
+        if limit and len(files) > 2 * limit:
+            return {}  # see PROJECT_LIMIT: far over it, not even listed whole
+    # Kept also for a tree over the limit, so that telling it is one costs the next run no listing.
     listings.save()
-    if len(files) < 2:
-        return {}
+    if (limit and len(files) > limit) or len(files) < 2:
+        return {}  # see PROJECT_LIMIT
     cache = ProjectCache.open(folder)
     if cache is None:
         return project_seeds(files, lambda _: options)
@@ -178,11 +179,21 @@ def solved_project(root: str, options: Options, exclude: Sequence[str] = (),
     index_key = f"{root}\0{fingerprint}"
     index = StatMemo(cache, "s", "index\0" + index_key)
     hashes: List[Tuple[str, str]] = []
+    # StatMemo.get, inlined: an editor's lint pays this loop for every file of the project.
+    known, kept, stat = index.old, index.new, os.stat
+    hits = 0
     for path in files:
-        signature, digest = index.get(path, "")
-        if signature is None:
+        try:
+            found = stat(path)
+        except (OSError, ValueError):
             continue
-        if digest is MISSING:
+        signature = (found.st_size, found.st_mtime_ns, found.st_ctime_ns, found.st_ino)
+        entry = known.get(path)
+        if entry is not None and entry[0] == signature and entry[1] == "":
+            kept[path] = entry
+            digest = entry[2]
+            hits += 1
+        else:
             try:
                 with open(path, "rb") as stream:
                     digest = content_hash(stream.read())
@@ -191,9 +202,15 @@ def solved_project(root: str, options: Options, exclude: Sequence[str] = (),
             index.put(path, signature, "", digest)
         hashes.append((path, digest))
     # One solved entry per project and options, overwritten when any module changes: it holds the set of
-    # (path, hash) it was solved from, and is used only for exactly that set.
+    # (path, hash) it was solved from, and is used only for exactly that set. That set's digest is kept in the
+    # index too: when every file looks as it did and none is gone, it is the one kept.
     solved_key = "solved\0" + index_key
-    state = _digest_of(hashes)
+    last = known.get(_STATE)
+    if last is not None and hits == len(hashes) == len(known) - 1:
+        state = last[2]
+    else:
+        state = _digest_of(hashes)
+    kept[_STATE] = (None, "", state)
     found = _solved(cache.load_blob("s", solved_key), state)
     if found is None:
         with cache.lock():
@@ -267,6 +284,9 @@ def known_findings(filename: str, text: str, options: Options) -> Optional[List[
         return None
     except Exception:  # noqa: BLE001 - the plugin then walks the file itself
         return None
+
+
+_STATE = "\0state"  # the stat index's entry holding the digest of the (path, hash) set it last gave
 
 
 def _configured_cache_dir(root: str) -> Optional[str]:

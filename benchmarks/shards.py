@@ -35,7 +35,7 @@ def run(quick: bool) -> dict:
     if quick:
         root, shape, copies = CACHE / "tree_quick", (3, 60, 6), 3
     else:
-        root, shape, copies = CACHE / "tree10k", (PARTS, FILES_PER_PART, GENERATED_PER_PART), 10
+        root, shape, copies = CACHE / "tree10k", (PARTS, FILES_PER_PART, GENERATED_PER_PART), 100
     parts = build_tree(root, *shape)
     mix = build_mix(root.parent / (root.name + "-mix"), parts[0], 10 if quick else 100)  # big_tree.py's sizes
     dirs = mix[:copies]

@@ -247,6 +247,13 @@ def _shut_down(pool: ProcessPoolExecutor) -> None:
     manager = getattr(pool, "_executor_manager_thread", None)
     if manager is not None:
         manager.join(SHUTDOWN_GRACE_S)
+        # At exit, concurrent.futures wakes every pool's manager thread it still knows; one closing its wakeup
+        # pipe at that moment made the interpreter print a traceback (EBADF: a race between the two threads,
+        # met after a stopping signal once a run starts several pools). This one was woken by the shutdown
+        # above and needs nothing more.
+        wakeups = getattr(sys.modules.get("concurrent.futures.process"), "_threads_wakeups", None)
+        if wakeups is not None:
+            wakeups.pop(manager, None)
 
 
 def _stop_workers(pool: ProcessPoolExecutor) -> None:

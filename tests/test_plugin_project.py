@@ -288,3 +288,17 @@ def test_flake8_reports_what_check_found_in_a_module_it_walked(tmp_path: Path) -
     assert changed == 1
     flake8 = _flake8(root, "app/pull.py")
     assert "(kept)" in flake8.stdout and flake8.stdout.count("HTP101") == 1, flake8.stdout + flake8.stderr
+
+
+def test_an_installed_standard_library_below_the_root_is_not_the_project(tmp_path: Path) -> None:
+    """A pyenv root is one .git above every Python it installed: their standard libraries (a `pythonX.Y` folder
+    holding `lib-dynload`) are not the project's code, whereas a copy of the sources (no `lib-dynload`) is."""
+    from flake8_http_pool.plugin_project import project_files
+
+    root = _project(tmp_path)
+    _write(root, {"versions/3.11.7/lib/python3.11/os.py": "import sys\n",
+                  "versions/3.11.7/lib/python3.11/lib-dynload/README": "",
+                  "copy/python3.11/os.py": "import sys\n"})
+    listed = sorted(os.path.relpath(path, root) for path in project_files(str(root)))
+    assert listed == [os.path.join("app", "__init__.py"), os.path.join("app", "http.py"),
+                      os.path.join("app", "sync.py"), os.path.join("copy", "python3.11", "os.py")]

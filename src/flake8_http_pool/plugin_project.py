@@ -81,7 +81,7 @@ def project_files(root: str, exclude: Sequence[str] = (), cache_name: str = "",
             name = entry.name
             if is_dir:
                 if name not in SKIPPED and name != cache_name and not name.endswith(".egg-info") \
-                        and not excluded(name, entry.path):
+                        and not excluded(name, entry.path) and not installed_library(name, entry.path):
                     dirs.append(entry.path)
             elif name.endswith(".py") and not excluded(name, entry.path):
                 files.append(entry.path)
@@ -102,6 +102,16 @@ def project_files(root: str, exclude: Sequence[str] = (), cache_name: str = "",
         yield from files
         # A virtual environment made inside a folder already listed changes that folder, not its parent.
         folders.extend(reversed([d for d in dirs if not os.path.exists(os.path.join(d, "pyvenv.cfg"))]))
+
+
+_LIBRARY_FOLDER = re.compile(r"python\d+\.\d+t?")
+
+
+def installed_library(name: str, path: str) -> bool:
+    """Whether the folder is an installed Python's standard library (`lib/python3.11` holding `lib-dynload`, the
+    compiled modules an installation has and a copy of the sources has not): never the project's code. A pyenv
+    root (one .git above every Python it installed) was otherwise one project of every standard library."""
+    return bool(_LIBRARY_FOLDER.fullmatch(name)) and os.path.isdir(os.path.join(path, "lib-dynload"))
 
 
 def root_of(filename: str) -> Optional[str]:

@@ -81,7 +81,9 @@ class HttpPoolChecker:
             seeds = seeds_for(self.filename, self.options, self.exclude, self.cache_dir)
             if seeds is None:
                 text = "".join(self.lines)
-                if may_have_findings(text, self.options):  # else check_lines has nothing to walk either
+                if not may_have_findings(text, self.options):
+                    findings = []  # check_lines' own gate, without joining the lines a second time
+                else:
                     # The project's solve walked this module already, and kept what it found there.
                     findings = known_findings(self.filename, text, self.options)
         if findings is None:

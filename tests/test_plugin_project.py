@@ -197,18 +197,21 @@ def test_a_folder_listing_kept_in_the_cache_follows_files_added_removed_and_rena
 _IN_MODULE = "import requests\n\n\ndef pull(urls):\n    for url in urls:\n        requests.get(url, timeout=5)\n"
 
 
-def _kept_findings(root: Path, module: str) -> list:
-    """What the project's solve kept for `module` in its cache entry: (hash of the text, findings)."""
+def _mark_kept_findings(root: Path) -> int:
+    """Append " (kept)" to the message of every finding the project's cache keeps for flake8 (an entry's
+    "findings": (hash of the text, findings)), so a report made from them tells itself apart; how many entries
+    had findings to mark."""
     import pickle
 
-    entries = []
+    marked = 0
     for path in (root / CACHE / "m").rglob("*"):
-        if path.is_file():
-            entry = pickle.loads(path.read_bytes())
-            if isinstance(entry, dict) and "findings" in entry:
-                entries.append((path, entry))
-    assert entries, "the solve kept no findings"
-    return entries
+        entry = pickle.loads(path.read_bytes()) if path.is_file() else None
+        if isinstance(entry, dict) and entry.get("findings") and entry["findings"][1]:
+            text_hash, findings = entry["findings"]
+            entry["findings"] = (text_hash, [f._replace(message=f.message + " (kept)") for f in findings])
+            path.write_bytes(pickle.dumps(entry))
+            marked += 1
+    return marked
 
 
 def test_flake8_reports_what_the_solve_found_in_a_module_instead_of_walking_it_again(tmp_path: Path) -> None:
@@ -216,20 +219,12 @@ def test_flake8_reports_what_the_solve_found_in_a_module_instead_of_walking_it_a
     unseeded findings kept); flake8's workers then report those findings instead of walking the module again.
     Proven by changing the kept message: flake8 then prints the changed one, and an edit to the file (a text the
     solve never saw) is walked again."""
-    import pickle
-
     root = _project(tmp_path)
     _write(root, {"app/pull.py": _IN_MODULE})
     cold = _flake8(root, ".")
     assert "./app/pull.py:6:9: HTP101" in cold.stdout and "./" + _FOUND in cold.stdout, cold.stdout + cold.stderr
-    changed = 0
-    for path, entry in _kept_findings(root, "pull.py"):
-        text_hash, findings = entry["findings"]
-        if findings:
-            entry["findings"] = (text_hash, [f._replace(message=f.message + " (kept)") for f in findings])
-            path.write_bytes(pickle.dumps(entry))
-            changed += 1
-    assert changed == 1  # pull.py alone has findings of its own: http.py's HTP102 is seeded, so not kept
+    # pull.py alone has findings of its own: http.py's HTP102 is seeded, so not kept.
+    assert _mark_kept_findings(root) == 1
     warm = _flake8(root, ".")
     assert "(kept)" in warm.stdout and warm.stdout.count("HTP") == 2, warm.stdout + warm.stderr
     assert _flake8(root, ".").stdout == warm.stdout
@@ -270,22 +265,13 @@ def test_a_cold_solve_in_worker_processes_gives_the_serial_solve_seeds_and_findi
 def test_flake8_reports_what_check_found_in_a_module_it_walked(tmp_path: Path) -> None:
     """`check` and flake8 share the project's cache: a module `check` walked unseeded keeps its findings for
     flake8 as the plugin's own solve keeps them (changed here to tell them apart)."""
-    import pickle
-
     root = _project(tmp_path)
     _write(root, {"app/pull.py": _IN_MODULE})
     environment = {k: v for k, v in os.environ.items() if k != "FLAKE8_HTTP_POOL_CACHE_DIR"}
     done = subprocess.run([sys.executable, "-m", "flake8_http_pool", "check", "--isolated", "."], cwd=root,
                           capture_output=True, text=True, timeout=180, env=environment)
     assert "app/pull.py:6:9: HTP101" in done.stdout, done.stdout + done.stderr
-    changed = 0
-    for path, entry in _kept_findings(root, "pull.py"):
-        text_hash, findings = entry["findings"]
-        if findings:
-            entry["findings"] = (text_hash, [f._replace(message=f.message + " (kept)") for f in findings])
-            path.write_bytes(pickle.dumps(entry))
-            changed += 1
-    assert changed == 1
+    assert _mark_kept_findings(root) == 1
     flake8 = _flake8(root, "app/pull.py")
     assert "(kept)" in flake8.stdout and flake8.stdout.count("HTP101") == 1, flake8.stdout + flake8.stderr
 

@@ -271,3 +271,16 @@ def test_a_module_added_under_a_name_a_test_patches_is_seen_on_a_warm_cache(tmp_
     assert check() == {"./shipping.py": "unsafe"}
     (tmp_path / "billing.py").write_text(loop)
     assert check() == {"./billing.py": None, "./shipping.py": "unsafe"}
+
+
+def test_a_root_that_is_itself_a_package_keeps_its_own_name_among_the_project_s_words(tmp_path: Path) -> None:
+    """`mypkg/__init__.py` at the root is the module `mypkg`: a test patching `mypkg.get` names it."""
+    from flake8_http_pool.fix_facts import module_name, project_words
+
+    root = tmp_path / "mypkg"
+    root.mkdir()
+    (root / "__init__.py").write_text("from requests import get\n")
+    (root / "test_it.py").write_text('from unittest import mock\nmock.patch("mypkg.get")\n')
+    files = [str(root / "__init__.py"), str(root / "test_it.py")]
+    assert module_name(files[0]) == "mypkg"
+    assert b"mypkg" in project_words(str(root), files)

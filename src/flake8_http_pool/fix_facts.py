@@ -265,14 +265,9 @@ def project_words(root: str, files: Iterable[str]) -> FrozenSet[bytes]:
     # The libraries whose names a fix asks about: those of its unpooled functions and client constructors.
     words = {name.split(".", 1)[0].encode("ascii") for name in (*UNPOOLED_FUNCTIONS, *CLIENT_CONSTRUCTORS)}
     # A module's dotted name may start above the root (module_name follows `__init__.py` files up): the root's
-    # own folder and the packages holding it name modules too.
-    folder = os.path.abspath(root)
-    while True:
-        words.add(os.path.basename(folder).encode("utf-8", "surrogatepass"))
-        parent = os.path.dirname(folder)
-        if parent == folder or not os.path.isfile(os.path.join(folder, "__init__.py")):
-            break
-        folder = parent
+    # own package and the packages holding it name modules too.
+    above = module_name(os.path.join(root, "__init__.py"))
+    words.update(part.encode("utf-8", "surrogatepass") for part in above.split(".") if part)
     for path in files:
         parts = os.path.relpath(path, root).split(os.sep)
         parts[-1] = os.path.splitext(parts[-1])[0]

@@ -287,15 +287,19 @@ class ProjectCache:
 
     @staticmethod
     def _write_bytes(target: str, data: bytes) -> None:
-        handle, temporary = tempfile.mkstemp(prefix=".tmp-", dir=os.path.dirname(target))
-        try:
-            with os.fdopen(handle, "wb") as out:
-                out.write(data)
-            os.replace(temporary, target)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(temporary)
-            raise
+        from .writing import signals_held
+
+        # Held signals: a worker stopped by one exits at once (runner._worker_stop), never between the two.
+        with signals_held():
+            handle, temporary = tempfile.mkstemp(prefix=".tmp-", dir=os.path.dirname(target))
+            try:
+                with os.fdopen(handle, "wb") as out:
+                    out.write(data)
+                os.replace(temporary, target)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(temporary)
+                raise
 
 
 # -- one module, through the cache ---------------------------------------------------------------------

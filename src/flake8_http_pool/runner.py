@@ -4,9 +4,8 @@ Work goes out in small chunks of paths as they are discovered, with a bounded nu
 neither the path list nor the results of a big tree are ever held whole, and no task carries more than its
 own chunk (libcst's runner pickles the whole path list into every task, which is quadratic).
 
-Stopping: a worker that gets SIGINT, SIGTERM or SIGHUP unwinds the file it is on (its `finally` blocks run, so
-no temporary file is left; a write in progress completes first, as `writing` holds those signals back) and
-exits. The main process, stopped by an exception, sends its workers SIGTERM before waiting for them. A worker
+Stopping: a worker that gets SIGINT, SIGTERM or SIGHUP exits at once (a write in progress completes first, as
+every write of a worker holds those signals back, so no temporary file is left). The main process, stopped by an exception, sends its workers SIGTERM before waiting for them. A worker
 dies with the main process even when that is killed outright (SIGKILL): on Linux the kernel kills it
 (PR_SET_PDEATHSIG), elsewhere it notices its parent is gone before the next file and before each write.
 """
@@ -32,9 +31,8 @@ CHUNKS_IN_FLIGHT_PER_WORKER = 4
 # Set in each worker by the pool initializer, so the job and its settings are pickled once per worker.
 _job: Optional[Callable[..., Any]] = None
 _shared: Any = None
-# In a worker: the process that started it (None in the main process), and whether a job is running.
+# In a worker: the process that started it (None in the main process).
 _parent_pid: Optional[int] = None
-_in_job = False
 
 STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 
@@ -94,9 +92,11 @@ def _die_with_parent() -> None:
 
 
 def _worker_stop(signum: int, frame: Optional[FrameType]) -> None:
-    if _in_job:
-        raise Interrupted(signum)  # unwind the file in hand; _run_chunk then exits
-    os._exit(128 + signum)  # idle: nothing of ours to clean up
+    # Nothing of a worker's needs unwinding: every file it writes (a fixed source, a cache entry) is written
+    # with these signals held, so a signal lands before the temporary file exists or after it is renamed.
+    # Raising instead was lost whenever the signal landed in a finalizer (`__del__`), which Python reports
+    # as an ignored exception and then carries on with the file.
+    os._exit(128 + signum)
 
 
 def orphaned() -> bool:
@@ -111,19 +111,11 @@ def stop_if_orphaned() -> None:
 
 
 def _run_chunk(chunk: List[Any]) -> List[Any]:
-    global _in_job
     assert _job is not None
     results = []
-    try:
-        _in_job = True
-        for item in chunk:
-            stop_if_orphaned()
-            results.append(_job(_shared, item))
-    except Interrupted as stop:
-        # A worker that continued after a signal could block forever on the pool's queues: leave now.
-        os._exit(128 + stop.signum)
-    finally:
-        _in_job = False
+    for item in chunk:
+        stop_if_orphaned()
+        results.append(_job(_shared, item))
     return results
 
 
@@ -165,7 +157,9 @@ class Runner(Generic[Item, Result]):
         yield from self._run_in_pool(chain(head, iterator))
 
     def _new_pool(self) -> ProcessPoolExecutor:
-        return ProcessPoolExecutor(max_workers=self.jobs, initializer=_init_worker, initargs=(self.job, self.shared))
+        pool = ProcessPoolExecutor(max_workers=self.jobs, initializer=_init_worker, initargs=(self.job, self.shared))
+        _quiet_wakeup(pool)
+        return pool
 
     def _run_in_pool(self, items: Iterator[Item]) -> Iterator[Result]:
         pool = self._new_pool()
@@ -254,6 +248,29 @@ def _shut_down(pool: ProcessPoolExecutor) -> None:
         wakeups = getattr(sys.modules.get("concurrent.futures.process"), "_threads_wakeups", None)
         if wakeups is not None:
             wakeups.pop(manager, None)
+
+
+def _quiet_wakeup(pool: ProcessPoolExecutor) -> None:
+    """Make waking the pool's manager thread harmless once its pipe is closed.
+
+    At exit, concurrent.futures wakes every manager thread it still knows without the pool's lock, while a
+    manager that is shutting down closes its wakeup pipe under that lock. The two race (3.9 to 3.13 alike),
+    and the interpreter printed an EBADF traceback after a stopping signal had cut a pool's shutdown short
+    (about 1 run in 12 of a signalled `fix --jobs 2`). A closed pipe means the thread is already leaving, so
+    the failed wakeup is dropped; every other call of it holds the pool's lock and cannot meet a closed pipe.
+    """
+    wakeup_owner = getattr(pool, "_executor_manager_thread_wakeup", None)
+    wake = getattr(wakeup_owner, "wakeup", None)
+    if wake is None:
+        return
+
+    def wakeup() -> None:
+        try:
+            wake()
+        except (OSError, ValueError):
+            pass
+
+    wakeup_owner.wakeup = wakeup
 
 
 def _stop_workers(pool: ProcessPoolExecutor) -> None:

@@ -158,7 +158,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--quick", action="store_true", help="tiny inputs; fail only on a broken benchmark")
     parser.add_argument("--only", help="comma-separated benchmark modules (default: all)")
     parser.add_argument("--output", help="where to write the markdown (default: docs/benchmarks.md; "
-                                         "a temporary file with --quick)")
+                                         "a temporary file with --quick); the raw numbers go beside it, "
+                                         "same name with .json")
     args = parser.parse_args(argv)
     names = args.only.split(",") if args.only else list(BENCHMARKS)
     started = time.perf_counter()

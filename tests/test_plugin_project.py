@@ -1,6 +1,7 @@
 """The flake8 plugin with the project model, through flake8's own command line: findings whose reason is in
-another module, one file at a time as an editor runs it and on the whole tree; the file alone when it comes on
-standard input, has no project root or is excluded; a warm cache parses nothing; libcst is never imported."""
+another module, one file at a time as an editor runs it and on the whole tree; an editor's buffer on standard
+input under its file's name; the file alone when it comes on standard input unnamed, has no project root or is
+excluded; a warm cache parses nothing; libcst is never imported."""
 
 from __future__ import annotations
 
@@ -60,10 +61,17 @@ def test_a_warm_cache_parses_nothing_and_an_edit_is_seen(tmp_path: Path) -> None
     assert [os.path.basename(path) for path in _parsed(log)] == ["sync.py"]  # only the module that changed
 
 
-def test_standard_input_is_checked_alone(tmp_path: Path) -> None:
+def test_standard_input_is_alone_unless_its_display_name_is_a_file_of_the_project(tmp_path: Path) -> None:
     root = _project(tmp_path)
-    done = _flake8(root, "--stdin-display-name", "app/http.py", "-", stdin=_WRAPPER)
-    assert (done.returncode, done.stdout) == (0, ""), done.stdout + done.stderr
+    # pylsp's `flake8 -`: no name, no project.
+    alone = _flake8(root, "-", stdin=_WRAPPER)
+    assert (alone.returncode, alone.stdout) == (0, ""), alone.stdout + alone.stderr
+    # ALE's `--stdin-display-name app/http.py -`: the buffer of app/http.py, whose caller's loop is on disk.
+    named = _flake8(root, "--stdin-display-name", "app/http.py", "-", stdin=_WRAPPER)
+    assert named.stdout.startswith(_FOUND), named.stdout + named.stderr
+    # An unsaved edit of the buffer keeps what names the module's functions: get_json is still hot.
+    edited = _flake8(root, "--stdin-display-name", "app/http.py", "-", stdin="# unsaved\n" + _WRAPPER)
+    assert edited.stdout.startswith(_FOUND.replace(":5:12:", ":6:12:")), edited.stdout + edited.stderr
 
 
 def test_without_a_project_root_or_excluded_the_file_is_alone(tmp_path: Path) -> None:

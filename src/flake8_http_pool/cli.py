@@ -15,7 +15,7 @@ import argparse
 import json
 import os
 import sys
-from typing import Any, Callable, Iterable, Iterator, List, NamedTuple, Optional, Sequence, TextIO, Tuple
+from typing import Any, Callable, Dict, Iterable, Iterator, List, NamedTuple, Optional, Sequence, TextIO, Tuple
 
 from . import __version__
 from .options import Options, split_list
@@ -363,9 +363,19 @@ def stdin_key(args: argparse.Namespace, resolver: Any, on_error: Callable[[str, 
     return resolver.key_for(os.path.abspath(args.stdin_filename or STDIN_NAME), on_error)
 
 
+def stdin_on_disk(args: argparse.Namespace) -> Optional[str]:
+    """The file (absolute path) that the source on standard input is a buffer of: --stdin-filename's, when `-`
+    is among the paths and that names a file."""
+    if STDIN not in (args.paths or ()) or not args.stdin_filename:
+        return None
+    path = os.path.abspath(args.stdin_filename)
+    return path if os.path.isfile(path) else None
+
+
 def _stdin_results(args: argparse.Namespace, stdin: TextIO, resolver: Any,
-                   on_error: Callable[[str, str], None]) -> Iterator[Any]:
-    """The results for the source on standard input (checked in this process), none when it is excluded."""
+                   on_error: Callable[[str, str], None], seeds: Optional[Dict[str, Any]] = None) -> Iterator[Any]:
+    """The results for the source on standard input (checked in this process), none when it is excluded.
+    `seeds`: the project's solve, when its file is part of one (see plugin_project.buffer_seeds)."""
     from .checking import check_source
     from .discovery import _kinds
     from .settings import resolved
@@ -381,8 +391,13 @@ def _stdin_results(args: argparse.Namespace, stdin: TextIO, resolver: Any,
 
     settings = resolved(resolver.overrides, key)
     facts_path = os.path.abspath(args.stdin_filename) if args.stdin_filename else None
+    own = None
+    if seeds and facts_path in seeds:
+        from .plugin_project import buffer_seeds
+
+        own = buffer_seeds(seeds[facts_path], facts_path, data)
     for kind in _kinds(os.path.basename(name), explicit=True):
-        result = check_source(name, data, kind, settings.options, settings.codes)
+        result = check_source(name, data, kind, settings.options, settings.codes, own)
         yield annotate(result, kind, settings.fix_facts(), data, facts_path)
 
 
@@ -391,7 +406,7 @@ def run_check(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: T
     from .discovery import Discovery
     from .report_output import write_report
     from .runner import worker_count
-    from .shards import context_candidates
+    from .shards import context_candidates, stdin_project
 
     check_usage(args)
     settings = scan_settings(args, stderr)
@@ -412,12 +427,18 @@ def run_check(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: T
         # get seeds are checked again (project_check.py).
         keyed = list(resolver.keyed(discovery.candidates(paths), errors))
         context = context_candidates(args.project_from, stdin, resolver) if args.project_from is not None else []
+        # An editor's buffer (`-` with --stdin-filename naming a file of a project): the project on disk is read,
+        # as the flake8 plugin reads it, and the buffer is checked last, under the seeds of the file it stands for.
+        buffer_of = stdin_on_disk(args)
+        if buffer_of is not None and args.project_from is None:
+            context = stdin_project(buffer_of, resolver)
         python_paths = [c.path for c in keyed if c.kind == "python"] + [c.path for c in context]
         cache = open_project_cache(args, settings.config, python_paths, _note(stderr)) if python_paths else None
+        seeds: Dict[str, Any] = {}
         found: Iterable[Any] = project_results(keyed, resolver.overrides, cache, jobs, _crashed, _note(stderr),
-                                               context)
+                                               context, on_seeds=seeds.update)
         if STDIN in args.paths:
-            found = _chain(_stdin_results(args, stdin, resolver, errors), found)
+            found = _chain(found, _stdin_results(args, stdin, resolver, errors, seeds))
         return iter(found)
 
     found = write_report(args, results, errors, stdout, stderr)

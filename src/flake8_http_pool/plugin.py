@@ -4,6 +4,7 @@ reason is in another module of the file's project (plugin_project.py: the projec
 from __future__ import annotations
 
 import ast
+import os
 import sys
 from typing import Any, Iterator, List, Optional, Sequence, Tuple
 
@@ -20,7 +21,9 @@ class HttpPoolChecker:
     options: Options = DEFAULT_OPTIONS
     exclude: Tuple[str, ...] = ()  # flake8's exclude and extend-exclude: not part of the project either
     cache_dir: Optional[str] = None  # see parse_options
-    from_stdin = False  # `flake8 -`: the file on disk is not what is checked, so it is checked alone
+    # `flake8 -`: the buffer checked is not the file on disk; with --stdin-display-name it gets the seeds the
+    # project on disk gives that file (plugin_project.buffer_seeds), without it none.
+    from_stdin = False
 
     def __init__(self, tree: ast.Module, lines: Sequence[str], filename: str = "") -> None:
         self.tree = tree
@@ -75,7 +78,13 @@ class HttpPoolChecker:
     def run(self) -> Iterator[Tuple[int, int, str, type]]:
         seeds = None
         findings: Optional[List] = None
-        if self.filename and not self.from_stdin and self.filename not in ("-", "stdin"):
+        if self.from_stdin and self.filename and self.filename not in ("-", "stdin"):
+            # An editor's buffer named by --stdin-display-name: checked with what the project on disk says of it.
+            from .plugin_project import buffer_seeds, seeds_for
+
+            seeds = buffer_seeds(seeds_for(self.filename, self.options, self.exclude, self.cache_dir),
+                                 os.path.abspath(self.filename), "".join(self.lines).encode("utf-8", "surrogateescape"))
+        elif self.filename and not self.from_stdin and self.filename not in ("-", "stdin"):
             from .plugin_project import known_findings, seeds_for
 
             seeds = seeds_for(self.filename, self.options, self.exclude, self.cache_dir)

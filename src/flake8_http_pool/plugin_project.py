@@ -142,6 +142,22 @@ def seeds_for(filename: str, options: Options, exclude: Sequence[str] = (),
         return None
 
 
+def buffer_seeds(seeds: Optional[ModuleSeeds], path: str, data: bytes) -> Optional[ModuleSeeds]:
+    """The seeds of the file at `path` for an editor's buffer of it (`data`, read from standard input): all of
+    them when the buffer holds the file's bytes, else only those that name the module's functions and classes.
+    The others name calls by line and column in the file as saved, which an unsaved edit may have moved onto
+    another call; they come back once the buffer is saved."""
+    if seeds is None:
+        return None
+    try:
+        with open(path, "rb") as stream:
+            if stream.read() == data:
+                return seeds
+    except OSError:
+        pass
+    return seeds._replace(factories={}, blocking={}, writers={})
+
+
 def prepare(paths: Sequence[str], options: Options, exclude: Sequence[str] = (),
             cache_dir: Optional[str] = None) -> None:
     """Solve the projects of the paths flake8 was given (files or folders) before its workers start: they fork
@@ -169,7 +185,7 @@ def solved_project(root: str, options: Options, exclude: Sequence[str] = (),
                                 content_hash, options_fingerprint)
 
     folder = cache_folder(root, cache_dir if cache_dir is not None else _configured_cache_dir(root))
-    limit = _limit()
+    limit = project_limit()
     files: List[str] = []
     # The folders' listings are kept once the cache folder exists (a project too small to solve makes none).
     listings = StatMemo(ProjectCache(folder) if os.path.isdir(folder) else None, "s",
@@ -322,7 +338,8 @@ def _solved(blob: Any, state: str) -> Optional[Dict[str, ModuleSeeds]]:
     return None
 
 
-def _limit() -> int:
+def project_limit() -> int:
+    """PROJECT_LIMIT, or the environment's FLAKE8_HTTP_POOL_PROJECT_LIMIT (0: none)."""
     try:
         return max(0, int(os.environ.get(ENV_PROJECT_LIMIT, PROJECT_LIMIT)))
     except ValueError:

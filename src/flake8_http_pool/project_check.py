@@ -381,12 +381,14 @@ def _first_results(candidates: List[Any], absolute: List[str], overrides: Any, c
 
 def project_results(candidates: List[Any], overrides: Any, cache: Optional[ProjectCache], jobs: int,
                     crashed: Callable[[Any], Any], note: Callable[[str], None],
-                    context: Sequence[Any] = ()) -> Iterator[Any]:
+                    context: Sequence[Any] = (),
+                    on_seeds: Optional[Callable[[Dict[str, Any]], None]] = None) -> Iterator[Any]:
     """Every candidate's report, in order, with the findings the whole project makes (see the module docstring).
 
     `context`: the rest of the project when this run is one shard of it (shards.py, --project-from): Python
     candidates gated and summarized like the others (through the same cache entries), never reported; the solve
-    then takes the files in `context`'s order, as an unsharded run given that list does.
+    then takes the files in `context`'s order, as an unsharded run given that list does. `on_seeds` is handed
+    the solve's seeds of every module (absolute path -> engine.ModuleSeeds) once they are known.
 
     A failure of the project model itself (an engine bug) costs the findings across modules, said in one line;
     each file is still reported as checked on its own."""
@@ -492,6 +494,8 @@ def project_results(candidates: List[Any], overrides: Any, cache: Optional[Proje
         except Exception as error:  # noqa: BLE001 - see the docstring
             note(f"internal error in the project model ({type(error).__name__}: {error}): findings across modules "
                  "are left out")
+    if on_seeds is not None:
+        on_seeds(seeds)
     again = [(index, candidate._replace(hot=seeds[absolute[index]]))
              for index, candidate in enumerate(candidates)
              if candidate.kind == PYTHON and absolute[index] in seeds] if seeds else []

@@ -58,6 +58,26 @@ def context_candidates(name: str, stdin: TextIO, resolver: Any) -> List[Any]:
     return [candidate for candidate in found if candidate.kind == PYTHON]
 
 
+def stdin_project(path: str, resolver: Any) -> List[Any]:
+    """`check -`'s project when --project-from gives none: the Python files of --stdin-filename's project, found
+    and listed as the flake8 plugin finds and lists them (none over its PROJECT_LIMIT), keyed with their
+    settings; empty when the file has no project root above it."""
+    from .discovery import PYTHON
+    from .plugin_project import project_files, project_limit, root_of
+    from .project_cache import CACHE_DIR_NAME
+
+    root = root_of(path)
+    if root is None:
+        return []
+    limit = project_limit()
+    files: List[str] = []
+    for found in project_files(root, (), CACHE_DIR_NAME):
+        files.append(found)
+        if limit and len(files) > limit:
+            return []
+    return [candidate for candidate in project_candidates(resolver)(files) if candidate.kind == PYTHON]
+
+
 def in_project_order(items: Sequence[T], path_of: Callable[[T], str], project: Sequence[str]) -> List[T]:
     """`items` in the order of the project's paths (absolute), those it does not list after them as they came:
     the model solves its files in their order, which a shard must share with an unsharded run."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import io
 import os
+import re
 import sys
 import tokenize
 from pathlib import Path
@@ -19,6 +20,7 @@ from hypothesis import strategies as st
 from flake8_http_pool import analysis as analysis_module
 from flake8_http_pool.analysis import Analysis
 from flake8_http_pool.bindings import resolve
+from flake8_http_pool.engine import _LIBRARY_WORDS_BUT_URLLIB, imports_a_library
 from flake8_http_pool.options import Options
 from flake8_http_pool.project import _IMPORT_STATEMENT, import_statements
 from flake8_http_pool.source_files import SourceError, decode_source
@@ -190,3 +192,28 @@ def test_fix_s_project_model_in_worker_processes_gives_the_serial_seeds(tmp_path
     monkeypatch.setattr(project_run, "POOL_AT_FILES", 2)
     pooled = project_run.project_seeds(paths, overrides, print, None, 2)
     assert serial == pooled and str(tmp_path / "app" / "http.py") in pooled
+
+
+# The text gate's import test the long way: one pattern over the whole text, as the engine had it.
+_LIBRARY_LINE = r"\b(?:import|from)\b[^\n]*?\b(?:requests|httpx|aiohttp|{}|niquests|gevent|grequests|requests_futures)"
+_WITH_URLLIB = re.compile(_LIBRARY_LINE.format("urllib"))
+_BUT_URLLIB = re.compile(_LIBRARY_LINE.format("urllib3"))
+_GATE_PIECES = st.sampled_from(["import", "from", "imports", "_from", " ", "\t", "\n", "\r", ".", ",", "(", "_", "x",
+                                "requests", "grequests", "requests_futures", "httpx", "aiohttp", "urllib", "urllib3",
+                                "niquests", "gevent", "é", "# ", "\"", "9"])
+
+
+def _both_ways(text: str) -> None:
+    assert imports_a_library(text) == (_WITH_URLLIB.search(text) is not None), repr(text)
+    assert imports_a_library(text, _LIBRARY_WORDS_BUT_URLLIB) == (_BUT_URLLIB.search(text) is not None), repr(text)
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(_GATE_PIECES, max_size=30).map("".join))
+def test_the_text_gate_s_import_test_is_the_pattern_s(text: str) -> None:
+    _both_ways(text)
+
+
+def test_the_text_gate_s_import_test_is_the_pattern_s_on_real_modules() -> None:
+    for path in sorted(_STDLIB.glob("*.py")) + sorted(_FIXTURES.rglob("*.py")):
+        _both_ways(path.read_text(encoding="utf-8", errors="replace"))

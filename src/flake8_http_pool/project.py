@@ -413,6 +413,7 @@ class ModuleMap:
         self.name_of: Dict[str, str] = {}
         self._known = set(self.paths)
         self._beside: Dict[Tuple[str, str], Optional[str]] = {}  # (name, importer's folder) -> file, memo
+        self._packages_of: Dict[str, List[str]] = {}  # folder -> its packages (see _packages), memo
         claims: List[Tuple[int, str, str]] = []
         for path in self.paths:
             name = self._package_name(path)
@@ -432,17 +433,20 @@ class ModuleMap:
             self.by_name.setdefault(name, path)
             self.name_of.setdefault(path, name)
 
-    @staticmethod
-    def _package_name(path: str) -> Optional[str]:
+    def _package_name(self, path: str) -> Optional[str]:
         folder, base = os.path.split(path)
-        parts = [] if base == "__init__.py" else [base[:-3]]
-        while os.path.isfile(os.path.join(folder, "__init__.py")):
-            parts.insert(0, os.path.basename(folder))
-            parent = os.path.dirname(folder)
-            if parent == folder:
-                break
-            folder = parent
-        return _dotted(parts)
+        return _dotted(self._packages(folder) + ([] if base == "__init__.py" else [base[:-3]]))
+
+    def _packages(self, folder: str) -> List[str]:
+        """The packages holding a module of `folder`, outermost first (memoised: a folder's files share them)."""
+        known = self._packages_of.get(folder)
+        if known is None:
+            known = []
+            if os.path.isfile(os.path.join(folder, "__init__.py")):
+                parent = os.path.dirname(folder)
+                known = ([] if parent == folder else self._packages(parent)) + [os.path.basename(folder)]
+            self._packages_of[folder] = known
+        return known
 
     def relative(self, path: str) -> str:
         """The path as messages show it: from the project root, with `/`."""

@@ -196,6 +196,7 @@ class ProjectCache:
     def __init__(self, folder: str) -> None:
         self.folder = folder
         self.usable = True
+        self._made: set = set()  # folders this instance has made or found: one mkdir each, not one per write
 
     @classmethod
     def open(cls, folder: str, note: Optional[Callable[[str], None]] = None) -> Optional["ProjectCache"]:
@@ -278,8 +279,16 @@ class ProjectCache:
         if not self.usable:
             return
         try:
-            os.makedirs(os.path.dirname(target), exist_ok=True)
-            self._write_bytes(target, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+            data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+            folder = os.path.dirname(target)
+            if folder not in self._made:
+                os.makedirs(folder, exist_ok=True)
+                self._made.add(folder)
+            try:
+                self._write_bytes(target, data)
+            except FileNotFoundError:  # the folder was removed since (another process cleared the cache)
+                os.makedirs(folder, exist_ok=True)
+                self._write_bytes(target, data)
         except OSError:
             self.usable = False  # a full disk or a folder made read-only mid-run: stop trying, run on
         except (pickle.PicklingError, TypeError, RecursionError):
@@ -382,10 +391,13 @@ class LocalModules:
             self._fingerprints[options] = options_fingerprint(options)
         return self._fingerprints[options]
 
-    def _entry(self, path: str, options: Options) -> Optional[Tuple[bytes, str, str, Dict[str, Any]]]:
-        got = read_module(path, options)
+    def _entry(self, path: str, options: Options,
+               got: Optional[Tuple[bytes, str]] = None) -> Optional[Tuple[bytes, str, str, Dict[str, Any]]]:
+        """The module's bytes, text, content hash and cache entry (`got`: its bytes and text, read already)."""
         if got is None:
-            return None
+            got = read_module(path, options)
+            if got is None:
+                return None
         digest = content_hash(got[0])
         entry = self.cache.load(path, self._fingerprint(options), digest) if self.cache is not None else {}
         return got[0], got[1], digest, entry
@@ -415,9 +427,9 @@ class LocalModules:
             data, text, digest, entry = got
             gated = entry.get("gated")
             if gated is None:
+                # Not kept when false: the gate costs less than writing an entry file would (most files of a
+                # project fail it, and a file's creation cost more than twice the whole gate and summary).
                 gated = passes_gate(data, text, options)
-                if not gated and self.cache is not None:
-                    self.cache.store(path, self._fingerprint(options), digest, dict(entry, gated=False))
             if gated:
                 found[path] = self._summarized(path, options, text, digest, entry, gated=True)
             else:
@@ -430,9 +442,12 @@ class LocalModules:
         found: Dict[str, Optional[Summary]] = {}
         for path in paths:
             options = self.options_of(path)
-            got = self._entry(path, options)
-            if got is not None and needles.match(searchable(got[0], got[1])):
-                found[path] = self._summarized(path, options, got[1], got[2], got[3])
+            read = read_module(path, options)
+            # Matched before the hash and the entry: most files of a project name nothing wanted.
+            if read is not None and needles.match(searchable(read[0], read[1])):
+                got = self._entry(path, options, read)
+                if got is not None:
+                    found[path] = self._summarized(path, options, got[1], got[2], got[3])
         return found
 
     def summary(self, path: str) -> Optional[Summary]:

@@ -45,7 +45,7 @@ _ROOTS: Dict[str, Optional[str]] = {}
 _FOLDERS: Dict[Tuple[Optional[str], Options], str] = {}
 _CACHES: Dict[str, Any] = {}
 _FINGERPRINTS: Dict[Options, str] = {}
-# From this many Python files, a cold solve reads and summarizes them in worker processes (_parallel_first).
+# From this many Python files, a cold solve reads and summarizes them in worker processes (parallel_gate.py).
 POOL_AT_FILES = 200
 
 
@@ -244,43 +244,21 @@ def solved_project(root: str, options: Options, exclude: Sequence[str] = (),
             found = _solved(cache.load_blob("s", solved_key), state)
             if found is None:
                 local = LocalModules(lambda _: options, cache, findings=True)
-                first = _parallel_first(local, options, folder) if len(hashes) >= POOL_AT_FILES else local.first
+                first, search = local.first, local.search
+                if len(hashes) >= POOL_AT_FILES:
+                    from .parallel_gate import FixedOptions, parallel_first, parallel_search
+                    from .runner import default_jobs
+
+                    keys = dict.fromkeys((path for path, _ in hashes), None)
+                    first = parallel_first(keys, FixedOptions(options), folder, default_jobs(), findings=True)
+                    search = parallel_search(keys, FixedOptions(options), folder, default_jobs(), POOL_AT_FILES,
+                                             findings=True)
                 found = dict(project_seeds([path for path, _ in hashes], lambda _: options, cache=cache,
-                                           first=first, search=local.search, load=local.summary))
+                                           first=first, search=search, load=local.summary))
                 cache.store_blob("s", solved_key, (state, found))
     index.save()
     _FOLDERS[(root, options)] = folder
     return found
-
-
-def _parallel_first(local: Any, options: Options, folder: str) -> Any:
-    """Phase 1 of the gate (project.First) in worker processes, one per core: a cold solve runs before flake8
-    starts its own workers, with the cores idle but one. Each worker keeps what it finds in the cache."""
-    from .runner import Runner, default_jobs
-
-    def first(paths: List[str]) -> Tuple[Dict[str, Any], List[str]]:
-        found: Dict[str, Any] = {}
-        rest: List[str] = []
-        runner = Runner(_first_job, (options, folder), lambda path: local.first([path]), default_jobs())
-        for one_found, one_rest in runner.run(paths):
-            found.update(one_found)
-            rest.extend(one_rest)
-        return found, rest
-
-    return first
-
-
-_LOCAL: Dict[Tuple[Options, str], Any] = {}  # per worker: the LocalModules of each (options, cache folder)
-
-
-def _first_job(shared: Tuple[Options, str], path: str) -> Tuple[Dict[str, Any], List[str]]:
-    """In a worker: phase 1 of the gate for one file, its summary and unseeded findings kept in the cache."""
-    from .project_cache import LocalModules, ProjectCache
-
-    if shared not in _LOCAL:
-        options, folder = shared
-        _LOCAL[shared] = LocalModules(lambda _: options, ProjectCache(folder), findings=True)
-    return _LOCAL[shared].first([path])
 
 
 def known_findings(filename: str, text: str, options: Options) -> Optional[List[Any]]:

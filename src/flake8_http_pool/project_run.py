@@ -41,8 +41,11 @@ def project_seeds(files: Sequence[Tuple[str, Any]], overrides: Any, note: Callab
 
     first = search = None
     if jobs > 1 and len(keys) >= POOL_AT_FILES:
-        first = _parallel_first(keys, overrides, cache, jobs)
-        search = _parallel_search(keys, overrides, cache, jobs)
+        from .parallel_gate import ResolvedOptions, parallel_first, parallel_search
+
+        folder = cache.folder if cache is not None else None
+        first = parallel_first(keys, ResolvedOptions(overrides), folder, jobs)
+        search = parallel_search(keys, ResolvedOptions(overrides), folder, jobs, POOL_AT_FILES)
     try:
         return dict(solve_project(list(keys), options_of, cache=cache, first=first, search=search) or {})
     except (RecursionError, MemoryError) as error:
@@ -53,81 +56,8 @@ def project_seeds(files: Sequence[Tuple[str, Any]], overrides: Any, note: Callab
     return {}
 
 
-# From this many Python files, phase 1 of the gate (read, gate, summarize) runs in worker processes.
+# From this many Python files, the gate's phases run in worker processes (parallel_gate.py).
 POOL_AT_FILES = 200
-
-
-def _parallel_first(keys: Dict[str, Any], overrides: Any, cache: Any, jobs: int) -> Callable[[List[str]], Any]:
-    """Phase 1 of the gate (project.First) in `jobs` worker processes, each through the disk cache as this
-    process would go (`check` runs it in its workers too, project_check.py)."""
-    from .project_cache import LocalModules
-    from .runner import Runner
-    from .settings import resolved
-
-    folder = cache.folder if cache is not None else None
-
-    def first(paths: List[str]) -> Tuple[Dict[str, Any], List[str]]:
-        found: Dict[str, Any] = {}
-        rest: List[str] = []
-        local = LocalModules(lambda path: resolved(overrides, keys[path]).options, cache)
-        runner = Runner(_first_job, (overrides, folder), lambda item: local.first([item[0]]), jobs)
-        for one_found, one_rest in runner.run([(path, keys[path]) for path in paths]):
-            found.update(one_found)
-            rest.extend(one_rest)
-        return found, rest
-
-    return first
-
-
-def _parallel_search(keys: Dict[str, Any], overrides: Any, cache: Any, jobs: int) -> Callable[..., Any]:
-    """Phase 2 of the gate (project.Search) in `jobs` worker processes, as `_parallel_first`."""
-    from .project_cache import LocalModules
-    from .runner import Runner
-    from .settings import resolved
-
-    folder = cache.folder if cache is not None else None
-
-    def search(paths: List[str], needles: Any) -> Dict[str, Any]:
-        found: Dict[str, Any] = {}
-        local = LocalModules(lambda path: resolved(overrides, keys[path]).options, cache)
-        workers = jobs if len(paths) >= POOL_AT_FILES else 1
-        runner = Runner(_search_job, (overrides, folder, needles),
-                        lambda item: local.search([item[0]], needles), workers)
-        for one in runner.run([(path, keys[path]) for path in paths]):
-            found.update(one)
-        return found
-
-    return search
-
-
-def _search_job(shared: Tuple[Any, Optional[str], Any], item: Tuple[str, Any]) -> Dict[str, Any]:
-    """In a worker: phase 2 of the gate for one file."""
-    overrides, folder, needles = shared
-    local = _local((overrides, folder))
-    _KEYS[item[0]] = item[1]
-    return local.search([item[0]], needles)
-
-
-def _local(shared: Tuple[Any, Optional[str]]) -> Any:
-    from .project_cache import LocalModules, ProjectCache
-    from .settings import resolved
-
-    if shared not in _LOCAL:
-        overrides, folder = shared
-        _LOCAL[shared] = LocalModules(lambda one: resolved(overrides, _KEYS[one]).options,
-                                      ProjectCache(folder) if folder else None)
-    return _LOCAL[shared]
-
-
-_LOCAL: Dict[Tuple[Any, Any], Any] = {}  # per worker: the LocalModules of each (overrides, cache folder)
-_KEYS: Dict[str, Any] = {}  # per worker: the settings key of each path it was given
-
-
-def _first_job(shared: Tuple[Any, Optional[str]], item: Tuple[str, Any]) -> Tuple[Dict[str, Any], List[str]]:
-    """In a worker: phase 1 of the gate for one file (its summary kept in the cache when there is one)."""
-    path, key = item
-    _KEYS[path] = key
-    return _local(shared).first([path])
 
 
 _DEFINED = re.compile(rb"^[ \t]*(?:async[ \t]+def|def|class)[ \t]+([^\W\d]\w*)", re.MULTILINE)

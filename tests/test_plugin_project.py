@@ -296,3 +296,35 @@ def test_an_installed_standard_library_below_the_root_is_not_the_project(tmp_pat
     listed = sorted(os.path.relpath(path, root) for path in project_files(str(root)))
     assert listed == [os.path.join("app", "__init__.py"), os.path.join("app", "http.py"),
                       os.path.join("app", "sync.py"), os.path.join("copy", "python3.11", "os.py")]
+
+
+def test_an_unchanged_project_is_known_from_one_digest_and_an_edit_still_breaks_it(tmp_path: Path) -> None:
+    # A warm lint digests every file's path and stat signature at once and, when that digest is the one kept,
+    # reads neither the stat index nor any file (an editor's lint of a 10,000-file tree). The index removed
+    # proves which way it went: the quick way does not write it again.
+    from flake8_http_pool.options import Options
+    from flake8_http_pool.project_cache import RACY_NS, _digest, options_fingerprint
+
+    root = _project(tmp_path)
+    then = os.stat(root).st_mtime - 600
+    for path in root.rglob("*"):
+        os.utime(path, (then, then))
+    time.sleep(RACY_NS / 1e9 + 0.2)  # settled: only then is the digest kept (project_cache.settled)
+    assert _flake8(root, "app/http.py").stdout.startswith(_FOUND)
+    index = root / CACHE / "s" / _digest(f"index\0{root}\0{options_fingerprint(Options())}")
+    assert index.exists()
+    index.unlink()
+    log = tmp_path / "parsed.txt"
+    warm = _flake8(root, "app/http.py", parse_log=log)
+    assert warm.stdout.startswith(_FOUND) and _parsed(log) == [], warm.stdout + warm.stderr
+    assert not index.exists()
+    # The same size and modification time, another text: the change time breaks the digest.
+    sync = root / "app" / "sync.py"
+    before = os.stat(sync)
+    quiet = _LOOP.replace("    for url in urls:\n", "    if  url in urls:\n")
+    assert len(quiet) == len(_LOOP) and quiet != _LOOP
+    sync.write_text(quiet, encoding="utf-8")
+    os.utime(sync, ns=(before.st_atime_ns, before.st_mtime_ns))
+    edited = _flake8(root, "app/http.py")
+    assert (edited.returncode, edited.stdout) == (0, ""), edited.stdout + edited.stderr
+    assert index.exists()

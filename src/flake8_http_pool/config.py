@@ -31,10 +31,6 @@ from typing import Any, Dict, NamedTuple, Optional, Tuple
 
 from .options import split_list
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on older interpreters only
-    import tomli as tomllib
 
 SECTION = "flake8-http-pool"
 # Keys as written in pyproject.toml; underscores are accepted too, as ruff accepts both.
@@ -139,6 +135,12 @@ def _has_section(path: str) -> bool:
 
 
 def _load(path: str, data: bytes) -> Dict[str, Any]:
+    # Imported here: most projects' pyproject.toml names no table of ours, and flake8's editor lint finds that
+    # out without the TOML parser.
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on older interpreters only
+        import tomli as tomllib
     try:
         return tomllib.loads(data.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:

@@ -16,9 +16,8 @@ import re
 from typing import Any, Dict, FrozenSet, Iterable, Iterator, NamedTuple, Optional, Set, Tuple
 
 from .bindings import dotted_name
+from .roots import find_project_root
 
-# What marks a project's root, nearest first (as ruff, mypy and pre-commit find one).
-ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
 # Calls whose first argument names what they patch (a dotted string), or whose first two name an object and
 # the attribute patched on it.
 _PATCH_CALLS = frozenset({"patch", "setattr", "patch.object", "patch.dict", "delattr"})
@@ -180,19 +179,6 @@ def _qualified(name: Optional[str], imports: Dict[str, Set[str]]) -> Iterator[st
     head, _, rest = name.partition(".")
     for module in sorted(imports.get(head, ())):
         yield module + ("." + rest if rest else "")
-
-
-def find_project_root(path: str) -> Optional[str]:
-    """The nearest folder at or above `path` that holds a project marker, None when there is none."""
-    start = os.path.abspath(path)
-    here = start if os.path.isdir(start) else os.path.dirname(start)
-    while True:
-        if any(os.path.exists(os.path.join(here, marker)) for marker in ROOT_MARKERS):
-            return here
-        parent = os.path.dirname(here)
-        if parent == here:
-            return None
-        here = parent
 
 
 def module_name(path: str) -> str:

@@ -17,8 +17,13 @@ libcst is never imported on this path.
 from __future__ import annotations
 
 import fnmatch
+import hashlib
+import marshal
+import operator
 import os
 import re
+import time
+from itertools import islice
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from .engine import ModuleSeeds
@@ -118,7 +123,7 @@ def root_of(filename: str) -> Optional[str]:
     """The project root of a file (memoised per folder), None when there is none."""
     folder = os.path.dirname(os.path.abspath(filename))
     if folder not in _ROOTS:
-        from .fix_facts import find_project_root
+        from .roots import find_project_root
 
         _ROOTS[folder] = find_project_root(folder)
     return _ROOTS[folder]
@@ -180,69 +185,57 @@ def solved_project(root: str, options: Options, exclude: Sequence[str] = (),
     folder cannot be written. The folder is `cache_dir` (flake8's --http-pool-cache-dir), else, when that is
     None, the one the project's own config names (`cache-dir`, as `check` reads it), else the environment's or
     the default."""
-    from .project import project_seeds
     from .project_cache import (CACHE_DIR_NAME, LocalModules, ProjectCache, StatMemo, cache_folder,
-                                content_hash, options_fingerprint)
+                                options_fingerprint, settled)
 
     folder = cache_folder(root, cache_dir if cache_dir is not None else _configured_cache_dir(root))
     limit = project_limit()
-    files: List[str] = []
     # The folders' listings are kept once the cache folder exists (a project too small to solve makes none).
     listings = StatMemo(ProjectCache(folder) if os.path.isdir(folder) else None, "s",
                         f"folders\0{root}\0{tuple(exclude)!r}\0{folder}")
-    for path in project_files(root, exclude, os.path.basename(folder) or CACHE_DIR_NAME, listings):
-        files.append(path)
-        if limit and len(files) > 2 * limit:
-            return {}  # see PROJECT_LIMIT: far over it, not even listed whole
+    listed = project_files(root, exclude, os.path.basename(folder) or CACHE_DIR_NAME, listings)
+    files = list(islice(listed, 2 * limit + 1) if limit else listed)
+    if limit and len(files) > 2 * limit:
+        return {}  # see PROJECT_LIMIT: far over it, not even listed whole
     # Kept also for a tree over the limit, so that telling it is one costs the next run no listing.
     listings.save()
     if (limit and len(files) > limit) or len(files) < 2:
         return {}  # see PROJECT_LIMIT
     cache = ProjectCache.open(folder)
     if cache is None:
+        from .project import project_seeds
+
         return project_seeds(files, lambda _: options)
     fingerprint = options_fingerprint(options)
     index_key = f"{root}\0{fingerprint}"
-    index = StatMemo(cache, "s", "index\0" + index_key)
-    hashes: List[Tuple[str, str]] = []
-    # StatMemo.get, inlined: an editor's lint pays this loop for every file of the project.
-    known, kept, stat = index.old, index.new, os.stat
-    hits = 0
-    for path in files:
-        try:
-            found = stat(path)
-        except (OSError, ValueError):
-            continue
-        signature = (found.st_size, found.st_mtime_ns, found.st_ctime_ns, found.st_ino)
-        entry = known.get(path)
-        if entry is not None and entry[0] == signature and entry[1] == "":
-            kept[path] = entry
-            digest = entry[2]
-            hits += 1
-        else:
-            try:
-                with open(path, "rb") as stream:
-                    digest = content_hash(stream.read())
-            except OSError:
-                continue
-            index.put(path, signature, "", digest)
-        hashes.append((path, digest))
-    # One solved entry per project and options, overwritten when any module changes: it holds the set of
-    # (path, hash) it was solved from, and is used only for exactly that set. That set's digest is kept in the
-    # index too: when every file looks as it did and none is gone, it is the one kept.
     solved_key = "solved\0" + index_key
-    last = known.get(_STATE)
-    if last is not None and hits == len(hashes) == len(known) - 1:
-        state = last[2]
+    started = time.time_ns()  # before any file is stat'ed (see project_cache.settled)
+    signatures = _signatures(files)
+    # The quick check: one digest of every file's path and signature, kept beside the state it was solved at.
+    # When nothing changed, that is all an editor's lint reads (the index's 10,000 entries cost more than the
+    # stats themselves); otherwise the index tells which files to read again.
+    # Version 2: no references between equal objects, whose use depends on their reference counts, so the same
+    # values give the same bytes in every process.
+    quick = hashlib.sha1(marshal.dumps((files, signatures), 2), usedforsecurity=False).hexdigest()
+    quick_key = "quick\0" + index_key
+    last_quick = cache.load_blob("s", quick_key)
+    hashes: Optional[List[Tuple[str, str]]] = None
+    if isinstance(last_quick, tuple) and len(last_quick) == 2 and last_quick[0] == quick:
+        state = last_quick[1]
     else:
-        state = _digest_of(hashes)
-    kept[_STATE] = (None, "", state)
+        hashes, state = _hashes_by_index(cache, "index\0" + index_key, files, signatures)
+        if all(signature is not None and settled(signature, started) for signature in signatures):
+            cache.store_blob("s", quick_key, (quick, state))
     found = _solved(cache.load_blob("s", solved_key), state)
     if found is None:
+        if hashes is None:
+            hashes, state = _hashes_by_index(cache, "index\0" + index_key, files, signatures)
         with cache.lock():
             # Another process may have solved it while this one waited for the lock.
             found = _solved(cache.load_blob("s", solved_key), state)
             if found is None:
+                from .project import project_seeds
+
                 local = LocalModules(lambda _: options, cache, findings=True)
                 first, search = local.first, local.search
                 if len(hashes) >= POOL_AT_FILES:
@@ -256,9 +249,64 @@ def solved_project(root: str, options: Options, exclude: Sequence[str] = (),
                 found = dict(project_seeds([path for path, _ in hashes], lambda _: options, cache=cache,
                                            first=first, search=search, load=local.summary))
                 cache.store_blob("s", solved_key, (state, found))
-    index.save()
     _FOLDERS[(root, options)] = folder
     return found
+
+
+_SIGNATURE = operator.attrgetter("st_size", "st_mtime_ns", "st_ctime_ns", "st_ino")  # project_cache.stat_signature
+
+
+def _signatures(files: List[str]) -> List[Optional[Tuple[int, int, int, int]]]:
+    """Each file's project_cache.stat_signature (None for one that cannot be stat'ed), in a loop of its own:
+    an editor's lint pays it for every file of the project."""
+    try:
+        return list(map(_SIGNATURE, map(os.stat, files)))  # in C, when every file can be stat'ed
+    except (OSError, ValueError):
+        pass
+    stat = os.stat
+    signatures: List[Optional[Tuple[int, int, int, int]]] = []
+    for path in files:
+        try:
+            found = stat(path)
+        except (OSError, ValueError):
+            signatures.append(None)
+            continue
+        signatures.append((found.st_size, found.st_mtime_ns, found.st_ctime_ns, found.st_ino))
+    return signatures
+
+
+def _hashes_by_index(cache: Any, key: str, files: List[str],
+                     signatures: List[Optional[Tuple[int, int, int, int]]]) -> Tuple[List[Tuple[str, str]], str]:
+    """Each readable file's content hash, from the stat index (`key`) for a file that looks as it did, else
+    read; and the digest of that (path, hash) set, the state the project is solved at. The index is saved."""
+    from .project_cache import StatMemo, content_hash
+
+    index = StatMemo(cache, "s", key)
+    known, kept = index.old, index.new
+    hashes: List[Tuple[str, str]] = []
+    hits = 0
+    for path, signature in zip(files, signatures):
+        if signature is None:
+            continue
+        entry = known.get(path)
+        if entry is not None and entry[0] == signature and entry[1] == "":
+            kept[path] = entry
+            digest = entry[2]
+            hits += 1
+        else:
+            try:
+                with open(path, "rb") as stream:
+                    digest = content_hash(stream.read())
+            except OSError:
+                continue
+            index.put(path, signature, "", digest)
+        hashes.append((path, digest))
+    # When every file looks as it did and none is gone, the set is the one whose digest the index kept.
+    last = known.get(_STATE)
+    state = last[2] if last is not None and hits == len(hashes) == len(known) - 1 else _digest_of(hashes)
+    kept[_STATE] = (None, "", state)
+    index.save()
+    return hashes, state
 
 
 def known_findings(filename: str, text: str, options: Options) -> Optional[List[Any]]:

@@ -29,6 +29,7 @@ from .engine import ModuleSeeds
 from .graphs import spread_to_callers
 from .libraries import ROOT_MODULES
 from .options import Options
+from .project_cache import SUMMARY_VERSION
 
 # A reference, as a summary stores it: ["local", function key] for a def of the same module, or
 # ["import", module path, [attributes]] where the module path is absolute (`app.http`) or relative (`..http`),
@@ -39,7 +40,6 @@ Summary = Dict[str, Any]
 # Per file, what the engine gets (engine.ModuleSeeds): functions made hot and factory calls, from other modules.
 Seeds = ModuleSeeds
 
-SUMMARY_VERSION = 7  # bump when the summary's shape or meaning changes (a later cache keys on it)
 
 # Call kinds in a summary: "call", a call of the function (an edge of the call graph); else the reason the site
 # makes the function it names hot, as hot_functions.py words it ("called in a loop", "mapped over items",
@@ -381,7 +381,7 @@ def project_root(paths: Iterable[str]) -> str:
     if not folders:
         return os.getcwd()
     common = os.path.commonpath(folders)
-    from .fix_facts import find_project_root
+    from .roots import find_project_root
 
     return find_project_root(common) or common
 

@@ -34,7 +34,6 @@ import contextlib
 import hashlib
 import os
 import pickle
-import tempfile
 from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple
 
 from . import __version__
@@ -85,6 +84,9 @@ def content_hash(data: bytes) -> str:
 def _digest(value: str) -> str:
     return hashlib.blake2b(value.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
+
+# Bump when a summary's shape or meaning changes (project.summarize): every entry is keyed on it.
+SUMMARY_VERSION = 7
 
 Signature = Tuple[int, int, int, int]
 
@@ -148,8 +150,6 @@ class StatMemo:
 def options_fingerprint(options: Options) -> str:
     """What an entry's summary and findings depend on besides the module's bytes (Options holds only tuples,
     strings and ints, so its repr is stable across processes)."""
-    from .project import SUMMARY_VERSION
-
     return _digest(repr((CACHE_FORMAT, __version__, SUMMARY_VERSION, tuple(options))))
 
 
@@ -296,6 +296,8 @@ class ProjectCache:
 
     @staticmethod
     def _write_bytes(target: str, data: bytes) -> None:
+        import tempfile
+
         from .writing import signals_held
 
         # Held signals: a worker stopped by one exits at once (runner._worker_stop), never between the two.

@@ -148,9 +148,11 @@ def check_source(source: str, options: Options = DEFAULT_OPTIONS, filename: str 
 
 
 def check_lines(tree: ast.Module, lines: Sequence[str], options: Options = DEFAULT_OPTIONS,
-                seeds: Optional[ModuleSeeds] = None) -> List[Finding]:
-    """The flake8 path: reuse flake8's tree, gate on its lines. `seeds`: the project model's, for this file."""
-    text = "".join(lines)
+                seeds: Optional[ModuleSeeds] = None, text: Optional[str] = None) -> List[Finding]:
+    """The flake8 path: reuse flake8's tree, gate on its lines. `seeds`: the project model's, for this file;
+    `text`: the lines joined, when the caller has them already."""
+    if text is None:
+        text = "".join(lines)
     # A call of a client factory or a blocking helper of another module, a base class's client: findings in a
     # file naming no library (the same gate as checking.check_file's, so flake8 and `check` agree).
     if not may_have_findings(text, options) and not (seeds is not None and seeds.reach_other_files()):

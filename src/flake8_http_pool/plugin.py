@@ -78,25 +78,24 @@ class HttpPoolChecker:
     def run(self) -> Iterator[Tuple[int, int, str, type]]:
         seeds = None
         findings: Optional[List] = None
+        text = "".join(self.lines)
         if self.from_stdin and self.filename and self.filename not in ("-", "stdin"):
             # An editor's buffer named by --stdin-display-name: checked with what the project on disk says of it.
             from .plugin_project import buffer_seeds, seeds_for
 
             seeds = buffer_seeds(seeds_for(self.filename, self.options, self.exclude, self.cache_dir),
-                                 os.path.abspath(self.filename), "".join(self.lines).encode("utf-8", "surrogateescape"))
+                                 os.path.abspath(self.filename), text.encode("utf-8", "surrogateescape"))
         elif self.filename and not self.from_stdin and self.filename not in ("-", "stdin"):
             from .plugin_project import known_findings, seeds_for
 
             seeds = seeds_for(self.filename, self.options, self.exclude, self.cache_dir)
             if seeds is None:
-                text = "".join(self.lines)
-                if not may_have_findings(text, self.options):
-                    findings = []  # check_lines' own gate, without joining the lines a second time
-                else:
-                    # The project's solve walked this module already, and kept what it found there.
-                    findings = known_findings(self.filename, text, self.options)
+                # check_lines' own gate, once; past it, the project's solve walked this module already and kept
+                # what it found there.
+                findings = known_findings(self.filename, text, self.options) \
+                    if may_have_findings(text, self.options) else []
         if findings is None:
-            findings = check_lines(self.tree, self.lines, self.options, seeds)
+            findings = check_lines(self.tree, self.lines, self.options, seeds, text)
         for finding in findings:
             yield finding.line, finding.col, finding.text(), type(self)
 

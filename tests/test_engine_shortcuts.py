@@ -10,6 +10,7 @@ import os
 import re
 import sys
 import tokenize
+import unicodedata
 from pathlib import Path
 from typing import Iterator, List
 
@@ -23,7 +24,7 @@ from flake8_http_pool.bindings import resolve
 from flake8_http_pool.engine import _LIBRARY_WORDS_BUT_URLLIB, imports_a_library
 from flake8_http_pool.options import Options
 from flake8_http_pool.project import _IMPORT_STATEMENT, import_statements
-from flake8_http_pool.source_files import SourceError, decode_source
+from flake8_http_pool.source_files import SourceError, as_parser_reads, decode_source
 
 _FIXTURES = Path(__file__).parent / "fixtures"
 _STDLIB = Path(os.__file__).parent
@@ -217,3 +218,9 @@ def test_the_text_gate_s_import_test_is_the_pattern_s(text: str) -> None:
 def test_the_text_gate_s_import_test_is_the_pattern_s_on_real_modules() -> None:
     for path in sorted(_STDLIB.glob("*.py")) + sorted(_FIXTURES.rglob("*.py")):
         _both_ways(path.read_text(encoding="utf-8", errors="replace"))
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text() | st.lists(st.sampled_from(["ｒｅｑ", "\udc80", "é", "e\u0301", "…", "ﬁ", "①", "ᵢ", "x", " ", "\n"])).map("".join))
+def test_text_nfkc_leaves_alone_is_given_back_and_other_text_as_nfkc_makes_it(text: str) -> None:
+    assert as_parser_reads(text) == unicodedata.normalize("NFKC", text)

@@ -84,9 +84,13 @@ def as_parser_reads(text: str) -> str:
     """`text` with its characters NFKC-normalised, as Python's parser normalises identifiers (PEP 3131).
 
     For the cheap gates that search a file for library names: `import ｒｅｑｕｅｓｔｓ` (fullwidth letters)
-    imports `requests`. ASCII text, nearly every file, comes back as it is at the cost of one scan.
+    imports `requests`. ASCII text, nearly every file, comes back as it is at the cost of one scan, and so does
+    text NFKC leaves alone (accents in comments and strings), at the cost of a check six times cheaper than
+    normalizing it.
     """
-    return text if text.isascii() else unicodedata.normalize("NFKC", text)
+    if text.isascii() or unicodedata.is_normalized("NFKC", text):
+        return text
+    return unicodedata.normalize("NFKC", text)
 
 
 def bytes_as_parser_reads(data: bytes) -> bytes:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 from pathlib import Path
 from typing import Dict, List
 
@@ -19,6 +20,30 @@ def write_tree(root: Path, files: Dict[str, str]) -> None:
         path = root / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
+
+
+def age_tree(root: Path, seconds: int = 600) -> None:
+    """Every file of the tree last modified `seconds` ago, and its change time (which only the clock sets) past
+    the racy window: old enough for the stat index to vouch for it (a file changed in the seconds before a run
+    is read again next time; project_cache.settled)."""
+    from flake8_http_pool.project_cache import RACY_NS
+
+    then = os.stat(root).st_mtime - seconds
+    for path in root.rglob("*"):
+        if path.is_file():
+            os.utime(path, (then, then))
+    time.sleep(RACY_NS / 1e9 + 0.2)
+
+
+def edit_keeping_size_and_mtime(root: Path) -> None:
+    """app/sync.py of WRAPPER and LOOP's tree rewritten with a text of the same size whose loop is gone, its
+    modification time put back (an editor or a checkout can): only the change time and inode tell."""
+    sync = root / "app" / "sync.py"
+    before = os.stat(sync)
+    quiet = LOOP.replace("    for url in urls:\n", "    if  url in urls:\n")
+    assert len(quiet) == len(LOOP) and quiet != LOOP
+    sync.write_text(quiet, encoding="utf-8")
+    os.utime(sync, ns=(before.st_atime_ns, before.st_mtime_ns))
 
 
 # A project for sharding (tests/test_cli_shards.py, test_cli_merge.py, test_docs_sharding.py): a request wrapper

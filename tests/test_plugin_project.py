@@ -13,7 +13,8 @@ import time
 from pathlib import Path
 from typing import List, Optional
 
-from project_trees import CACHE, LOOP as _LOOP, WRAPPER as _WRAPPER, write_tree as _write
+from project_trees import (CACHE, LOOP as _LOOP, WRAPPER as _WRAPPER, age_tree, edit_keeping_size_and_mtime,
+                           write_tree as _write)
 
 _FOUND = "app/http.py:5:12: HTP102 requests.get() in get_json(), which runs many times (called in a loop at app/sync.py:6)"
 
@@ -303,13 +304,10 @@ def test_an_unchanged_project_is_known_from_one_digest_and_an_edit_still_breaks_
     # reads neither the stat index nor any file (an editor's lint of a 10,000-file tree). The index removed
     # proves which way it went: the quick way does not write it again.
     from flake8_http_pool.options import Options
-    from flake8_http_pool.project_cache import RACY_NS, _digest, options_fingerprint
+    from flake8_http_pool.project_cache import _digest, options_fingerprint
 
     root = _project(tmp_path)
-    then = os.stat(root).st_mtime - 600
-    for path in root.rglob("*"):
-        os.utime(path, (then, then))
-    time.sleep(RACY_NS / 1e9 + 0.2)  # settled: only then is the digest kept (project_cache.settled)
+    age_tree(root)  # settled: only then is the digest kept
     assert _flake8(root, "app/http.py").stdout.startswith(_FOUND)
     index = root / CACHE / "s" / _digest(f"index\0{root}\0{options_fingerprint(Options())}")
     assert index.exists()
@@ -319,12 +317,7 @@ def test_an_unchanged_project_is_known_from_one_digest_and_an_edit_still_breaks_
     assert warm.stdout.startswith(_FOUND) and _parsed(log) == [], warm.stdout + warm.stderr
     assert not index.exists()
     # The same size and modification time, another text: the change time breaks the digest.
-    sync = root / "app" / "sync.py"
-    before = os.stat(sync)
-    quiet = _LOOP.replace("    for url in urls:\n", "    if  url in urls:\n")
-    assert len(quiet) == len(_LOOP) and quiet != _LOOP
-    sync.write_text(quiet, encoding="utf-8")
-    os.utime(sync, ns=(before.st_atime_ns, before.st_mtime_ns))
+    edit_keeping_size_and_mtime(root)
     edited = _flake8(root, "app/http.py")
     assert (edited.returncode, edited.stdout) == (0, ""), edited.stdout + edited.stderr
     assert index.exists()

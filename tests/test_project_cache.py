@@ -10,15 +10,14 @@ import pickle
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Dict, List, Optional
 
 import pytest
 
 from project_expectations import project_folders, project_root
-from flake8_http_pool.project_cache import RACY_NS
-from project_trees import CACHE, LOOP as _LOOP, WRAPPER as _WRAPPER, write_tree as _write
+from project_trees import (CACHE, LOOP as _LOOP, WRAPPER as _WRAPPER, age_tree, edit_keeping_size_and_mtime,
+                           write_tree as _write)
 
 _ONCE = "from app.http import get_json\n\n\ndef sync(url):\n    return get_json(url)\n"
 
@@ -270,17 +269,6 @@ def test_a_cached_result_shows_the_path_as_given_this_time(tmp_path: Path) -> No
     assert named.stdout.startswith("app/http.py:5:12: HTP102"), named.stdout + named.stderr
 
 
-def _age(root: Path, seconds: int = 600) -> None:
-    """Every file of the tree last modified `seconds` ago, and its change time (which only the clock sets) past
-    the racy window: old enough for the stat index to vouch for it (a file changed in the seconds before a run
-    is read again next time; project_cache.settled)."""
-    then = os.stat(root).st_mtime - seconds
-    for path in root.rglob("*"):
-        if path.is_file():
-            os.utime(path, (then, then))
-    time.sleep(RACY_NS / 1e9 + 0.2)
-
-
 def _drop_entries(root: Path) -> None:
     """The cache's per-module entries removed: what is left is the stat indexes and the solve."""
     shutil.rmtree(root / CACHE / "m")
@@ -288,7 +276,7 @@ def _drop_entries(root: Path) -> None:
 
 def test_a_warm_run_takes_unchanged_files_from_the_stat_index_without_reading_their_entries(tmp_path: Path) -> None:
     root = _project(tmp_path / "proj")
-    _age(root)
+    age_tree(root)
     cold = _check(root)
     assert cold.returncode == 1 and "called in a loop at app/sync.py:6" in cold.stdout, cold.stdout + cold.stderr
     _drop_entries(root)
@@ -307,15 +295,10 @@ def test_an_edit_that_keeps_the_size_and_modification_time_is_still_seen(tmp_pat
     # An editor or a checkout that puts back the old mtime with a same-sized text: the change time and the
     # inode still tell (as they tell git).
     root = _project(tmp_path / "proj")
-    _age(root)
+    age_tree(root)
     first = _check(root)
     assert "called in a loop at app/sync.py:6" in first.stdout, first.stdout + first.stderr
-    sync = root / "app" / "sync.py"
-    before = os.stat(sync)
-    quiet = _LOOP.replace("    for url in urls:\n        get_json(url)\n", "    if  url in urls:\n        get_json(url)\n")
-    assert len(quiet) == len(_LOOP) and quiet != _LOOP
-    sync.write_text(quiet, encoding="utf-8")
-    os.utime(sync, ns=(before.st_atime_ns, before.st_mtime_ns))
+    edit_keeping_size_and_mtime(root)
     second = _check(root)
     assert (second.returncode, second.stdout) == (0, ""), second.stdout + second.stderr
 
@@ -326,7 +309,7 @@ def test_a_warm_run_after_an_edit_reads_only_the_edited_file(tmp_path: Path, age
     root = _project(tmp_path / "proj", loop=False)
     _write(root, {f"app/other_{n}.py": f"def f{n}(x):\n    return x\n" for n in range(5)})
     if aged:
-        _age(root)
+        age_tree(root)
     assert _check(root).stdout == ""
     _write(root, {"app/sync.py": _LOOP})
     log = tmp_path / "parsed.txt"

@@ -193,9 +193,8 @@ def solved_project(root: str, options: Options, exclude: Sequence[str] = (),
     # The folders' listings are kept once the cache folder exists (a project too small to solve makes none).
     listings = StatMemo(ProjectCache(folder) if os.path.isdir(folder) else None, "s",
                         f"folders\0{root}\0{tuple(exclude)!r}\0{folder}")
-    listed = project_files(root, exclude, os.path.basename(folder) or CACHE_DIR_NAME, listings)
-    files = list(islice(listed, 2 * limit + 1) if limit else listed)
-    if limit and len(files) > 2 * limit:
+    files = at_most(project_files(root, exclude, os.path.basename(folder) or CACHE_DIR_NAME, listings), 2 * limit)
+    if files is None:
         return {}  # see PROJECT_LIMIT: far over it, not even listed whole
     # Kept also for a tree over the limit, so that telling it is one costs the next run no listing.
     listings.save()
@@ -262,17 +261,9 @@ def _signatures(files: List[str]) -> List[Optional[Tuple[int, int, int, int]]]:
     try:
         return list(map(_SIGNATURE, map(os.stat, files)))  # in C, when every file can be stat'ed
     except (OSError, ValueError):
-        pass
-    stat = os.stat
-    signatures: List[Optional[Tuple[int, int, int, int]]] = []
-    for path in files:
-        try:
-            found = stat(path)
-        except (OSError, ValueError):
-            signatures.append(None)
-            continue
-        signatures.append((found.st_size, found.st_mtime_ns, found.st_ctime_ns, found.st_ino))
-    return signatures
+        from .project_cache import stat_signature
+
+        return [stat_signature(path) for path in files]
 
 
 def _hashes_by_index(cache: Any, key: str, files: List[str],
@@ -362,6 +353,13 @@ def _solved(blob: Any, state: str) -> Optional[Dict[str, ModuleSeeds]]:
     if isinstance(blob, tuple) and len(blob) == 2 and blob[0] == state and isinstance(blob[1], dict):
         return blob[1]
     return None
+
+
+def at_most(paths: Iterator[str], cap: int) -> Optional[List[str]]:
+    """The paths as a list, or None when there are more than `cap` (0: no cap); no more than one past the cap
+    is taken from `paths`."""
+    listed = list(islice(paths, cap + 1) if cap else paths)
+    return None if cap and len(listed) > cap else listed
 
 
 def project_limit() -> int:

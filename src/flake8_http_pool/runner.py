@@ -5,9 +5,10 @@ neither the path list nor the results of a big tree are ever held whole, and no 
 own chunk (libcst's runner pickles the whole path list into every task, which is quadratic).
 
 Stopping: a worker that gets SIGINT, SIGTERM or SIGHUP exits at once (a write in progress completes first, as
-every write of a worker holds those signals back, so no temporary file is left). The main process, stopped by an exception, sends its workers SIGTERM before waiting for them. A worker
-dies with the main process even when that is killed outright (SIGKILL): on Linux the kernel kills it
-(PR_SET_PDEATHSIG), elsewhere it notices its parent is gone before the next file and before each write.
+every write of a worker holds those signals back, so no temporary file is left). The main process, stopped by
+an exception, sends its workers SIGTERM before waiting for them. A worker dies with the main process even
+when that is killed outright (SIGKILL): on Linux the kernel kills it (PR_SET_PDEATHSIG), elsewhere it notices
+its parent is gone before the next file and before each write.
 """
 
 from __future__ import annotations
@@ -256,7 +257,7 @@ def _quiet_wakeup(pool: ProcessPoolExecutor) -> None:
     At exit, concurrent.futures wakes every manager thread it still knows without the pool's lock, while a
     manager that is shutting down closes its wakeup pipe under that lock. The two race (3.9 to 3.13 alike),
     and the interpreter printed an EBADF traceback after a stopping signal had cut a pool's shutdown short
-    (about 1 run in 12 of a signalled `fix --jobs 2`). A closed pipe means the thread is already leaving, so
+    (3 runs in 21 of a signalled `fix --jobs 2`, looped). A closed pipe means the thread is already leaving, so
     the failed wakeup is dropped; every other call of it holds the pool's lock and cannot meet a closed pipe.
     """
     wakeup_owner = getattr(pool, "_executor_manager_thread_wakeup", None)

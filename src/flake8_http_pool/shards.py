@@ -52,30 +52,25 @@ def project_candidates(resolver: Any) -> Callable[[Iterable[str]], Iterator[Any]
 
 def context_candidates(name: str, stdin: TextIO, resolver: Any) -> List[Any]:
     """`check`'s view of `--project-from`: the Python candidates of the project, in the list's order."""
+    return _python_candidates(project_paths(name, stdin), resolver)
+
+
+def _python_candidates(paths: Iterable[str], resolver: Any) -> List[Any]:
     from .discovery import PYTHON
 
-    found = project_candidates(resolver)(project_paths(name, stdin))
-    return [candidate for candidate in found if candidate.kind == PYTHON]
+    return [candidate for candidate in project_candidates(resolver)(paths) if candidate.kind == PYTHON]
 
 
 def stdin_project(path: str, resolver: Any) -> List[Any]:
     """`check -`'s project when --project-from gives none: the Python files of --stdin-filename's project, found
     and listed as the flake8 plugin finds and lists them (none over its PROJECT_LIMIT), keyed with their
     settings; empty when the file has no project root above it."""
-    from .discovery import PYTHON
-    from .plugin_project import project_files, project_limit, root_of
+    from .plugin_project import at_most, project_files, project_limit, root_of
     from .project_cache import CACHE_DIR_NAME
 
     root = root_of(path)
-    if root is None:
-        return []
-    limit = project_limit()
-    files: List[str] = []
-    for found in project_files(root, (), CACHE_DIR_NAME):
-        files.append(found)
-        if limit and len(files) > limit:
-            return []
-    return [candidate for candidate in project_candidates(resolver)(files) if candidate.kind == PYTHON]
+    files = at_most(project_files(root, (), CACHE_DIR_NAME), project_limit()) if root is not None else None
+    return _python_candidates(files, resolver) if files else []
 
 
 def in_project_order(items: Sequence[T], path_of: Callable[[T], str], project: Sequence[str]) -> List[T]:

@@ -165,6 +165,62 @@ def test_client_parameter_still_fixed_in_module_when_no_other_module_names_it(tm
     assert "def _product(session, base, sku):" in (folder / "catalog" / "client.py").read_text()
 
 
+_FILLER = "def helper_{n}(value):\n    return value + {n}\n"
+
+
+@pytest.mark.parametrize("mode", ["--check", "--diff"])
+@pytest.mark.parametrize("jobs", ["1", "2"])
+@pytest.mark.parametrize("caller", ["calls", "quiet", "fullwidth"])
+def test_the_other_callers_are_found_when_a_plan_asks_for_them(tmp_path: Path, mode: str, jobs: str,
+                                                               caller: str) -> None:
+    """The names other modules use are looked for only once a plan asks (fix_facts.NamesElsewhere): the file is
+    then planned again with the answer, in every mode, with one process or several (250 files: the workers'
+    pool), and the verdict is the one writing gives above. `ｆｅｔｃｈ` is `fetch` to Python (NFKC)."""
+    folder = _private_tree(tmp_path)
+    if caller == "quiet":
+        (folder / "sync.py").write_text("print('nothing imported')\n")
+    elif caller == "fullwidth":
+        (folder / "catalog" / "client.py").write_text(_PRIVATE_CLIENT.replace("_product", "_ｐｒｏｄｕｃｔ"))
+    for n in range(250):
+        (folder / f"filler_{n:03}.py").write_text(_FILLER.format(n=n))
+    before = _files(folder)
+    result = _tool(folder, "fix", "--preview", "--unsafe-fixes", "--no-progress", "--jobs", jobs, mode, ".")
+    assert _files(folder) == before
+    assert "internal error" not in result.stderr, result.stderr
+    if caller == "quiet":
+        assert result.returncode == 1 and "HTP104: 1" in result.stderr.splitlines()[0], result.stderr
+        assert ("def _product(session, base, sku):" in result.stdout) == (mode == "--diff"), result.stdout
+    else:
+        # sync.py names `_product`: report only, nothing would change.
+        assert result.returncode == 0 and "0 would change" in result.stderr, result.stderr
+        assert result.stdout == "", result.stdout
+
+
+def test_names_named_twice_counts_files_holding_the_word(tmp_path: Path) -> None:
+    from flake8_http_pool.project_run import names_named_twice
+
+    (tmp_path / "a.py").write_text("def fetch(url):\n    pass\n\n\ndef lonely():\n    pass\n")
+    (tmp_path / "b.py").write_text("from a import ｆｅｔｃｈ\n# prefetch_all is not a word of fetch\n")
+    (tmp_path / "c.py").write_bytes(b"\xff\xfe not even text, still searched: lonelyness\n")
+    paths = [str(p) for p in sorted(tmp_path.iterdir())]
+    assert names_named_twice(paths, frozenset({"fetch", "lonely", "fétch"})) == {"fetch", "fétch"}
+    assert names_named_twice(paths + [str(tmp_path / "gone.py")], frozenset({"lonely"})) == set()
+
+
+def test_names_elsewhere_asks_for_what_it_does_not_know() -> None:
+    from flake8_http_pool.fix_facts import AskNames, NamesElsewhere
+
+    names = NamesElsewhere()
+    assert names  # a project's answers, even before any is known
+    with pytest.raises(AskNames) as asked:
+        "fetch" in names
+    assert asked.value.names == {"fetch"}
+    names = names.answered(["fetch"], ["fetch", "lonely"])
+    assert "fetch" in names and "lonely" not in names
+    with pytest.raises(AskNames):
+        "other" in names
+
+
 # -- end to end: connections counted by a real server -------------------------------------------------------------
 def _run(folder: Path, server: SafetyServer) -> Tuple[str, int]:
     before = server.connections

@@ -25,7 +25,7 @@ from types import FrameType
 from typing import (Any, Callable, Dict, FrozenSet, Iterable, Iterator, List, NamedTuple, Optional, Set, TextIO,
                     Tuple)
 
-from .fix_facts import NO_FACTS, FixFacts
+from .fix_facts import NO_FACTS, AskNames, FixFacts, NamesElsewhere
 from .formats import shown
 from .options import Options
 
@@ -46,7 +46,7 @@ class FixTarget(NamedTuple):
     key: Any = None  # its settings key (settings.Key): which config's settings it is fixed with
     seeds: Any = None  # engine.ModuleSeeds: what the project model found about it because of other modules
     # Names it defines that other modules of the project name (fix_facts.FixFacts.named_elsewhere); None: unknown.
-    named_elsewhere: Optional[FrozenSet[str]] = None
+    named_elsewhere: "Optional[FrozenSet[str] | NamesElsewhere]" = None
 
 
 class FileFixResult(NamedTuple):
@@ -62,6 +62,9 @@ class FileFixResult(NamedTuple):
     remaining: Tuple[Tuple[str, int], ...] = ()  # WRITE mode: findings per code the file still has afterwards
     patch: Optional[bytes] = None  # PATCH mode: the file's diff hunks on its bytes (owner_patches.file_hunks)
     change: Tuple[str, ...] = ()  # the files (absolute) of the change across modules it is part of, its site first
+    # Not fixed yet: its plan asked whether the project names these elsewhere (fix_facts.AskNames); nothing of
+    # it was written, and it is fixed again once the run knows (_Names).
+    asked: FrozenSet[str] = frozenset()
 
 
 def add_fix_parser(commands: Any) -> argparse.ArgumentParser:
@@ -174,6 +177,8 @@ def fix_file(
                 unhandled = _unhandled_sites(result.text, options, codes, unsafe, path, facts, result.seeds)
     except WriteRefused as refusal:
         return FileFixResult(path, error=refusal.reason)
+    except AskNames as asked:  # raised while planning, before anything is written
+        return FileFixResult(path, asked=asked.names)
     except OverBudget:
         return FileFixResult(path, error=f"took longer than {timeout:g} s to fix; skipped")
     except SourceError as error:
@@ -486,14 +491,16 @@ def run_fix(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: Tex
     cache = cli.open_project_cache(args, scanned_settings.config, [t.path for t in targets], cli._note(stderr))
     targets = with_project_seeds(targets, resolver.overrides, cli._note(stderr), cache, jobs)
     roots = _gather_up_front(targets, cache, jobs)
-    runner = Runner(_fix_job, (resolver.overrides, args.unsafe_fixes, mode, args.timeout_per_file, roots), _crashed,
-                    jobs)
+    shared = (resolver.overrides, args.unsafe_fixes, mode, args.timeout_per_file, roots)
+    names = _Names([t.path for t in targets], jobs)
     # Changes across modules (HTP104's parameter threaded through other modules' callers) are carried out
     # here, each all or nothing; their files are done, the others go to the workers.
     across, held, targets = fix_across_modules(targets, resolver.overrides, args.unsafe_fixes, mode, on_error,
-                                               cli._note(stderr), own)
+                                               cli._note(stderr), own, names)
     unsafe_left.update(held)
-    results: Iterable[FileFixResult] = _chain_results(across, runner.run(targets))
+    results: Iterable[FileFixResult] = names.settled(
+        _chain_results(across, Runner(_fix_job, shared, _crashed, jobs).run(names.given(targets))), targets,
+        lambda again: Runner(_fix_job, shared, _crashed, jobs).run(again))
     try:
         with _stopped_by_signals():
             try:
@@ -565,7 +572,8 @@ def _chain_results(first: List[FileFixResult], then: Iterable[FileFixResult]) ->
 
 
 def fix_across_modules(targets: List[FixTarget], overrides: Any, unsafe: bool, mode: str,
-                       on_error: Callable[..., None], note: Callable[[str], None], own: Optional[Set[str]] = None
+                       on_error: Callable[..., None], note: Callable[[str], None], own: Optional[Set[str]] = None,
+                       answers: "Optional[_Names]" = None
                        ) -> Tuple[List[FileFixResult], "Counter[str]", List[FixTarget]]:
     """Carry out the changes across modules among `targets` (fix_across.py): (the results of the files they
     changed, the unsafe fixes held back without --unsafe-fixes, the targets left for the per-file fix).
@@ -576,6 +584,9 @@ def fix_across_modules(targets: List[FixTarget], overrides: Any, unsafe: bool, m
     `own`: in one shard of a run (shards.py), the absolute paths it fixes; `targets` are then the whole
     project. A change is carried out by the shard holding its first file, whichever shards hold the others;
     a shard leaves alone its files that another shard's change takes, and fixes none outside `own` else.
+
+    `answers`: the run's answers about names used elsewhere, asked for as the plans need them (None: the
+    targets' own `named_elsewhere`).
     """
     from .fix_across import plan_changes, relocated, verify_change
     from .fix_facts import facts_for_file
@@ -599,7 +610,18 @@ def fix_across_modules(targets: List[FixTarget], overrides: Any, unsafe: bool, m
     def facts_of(path: str) -> FixFacts:
         target = by_path[path]
         facts = facts_for_file(path, settings_of(path).fix_facts(), None if target.explicit else target.root)
-        return facts._replace(named_elsewhere=target.named_elsewhere)
+        return facts._replace(named_elsewhere=target.named_elsewhere if answers is None else answers.current)
+
+    def answering(call: Callable[[], Any]) -> Any:
+        """`call()`, again once the names its plans ask about are answered (fix_facts.AskNames)."""
+        for _ in range(_Names.ROUNDS):
+            try:
+                return call()
+            except AskNames as asked:
+                if answers is None:
+                    raise
+                answers.answer(asked.names)
+        return call()
 
     def options_of(path: str) -> Options:
         return settings_of(path).options
@@ -608,13 +630,16 @@ def fix_across_modules(targets: List[FixTarget], overrides: Any, unsafe: bool, m
         return set(settings_of(path).codes)
 
     try:
-        changes = plan_changes(list(by_path), seeds, options_of, facts_of, codes_of)
+        changes = answering(lambda: plan_changes(list(by_path), seeds, options_of, facts_of, codes_of))
     except Exception as error:  # noqa: BLE001 - a bug here must cost the changes across modules, not the run
         note(f"internal error while planning fixes across modules ({type(error).__name__}: {error}); "
              "none made")
         return [], held, _left(targets, set(), own)
     def prepared(change: Any) -> Tuple[Optional[Tuple[str, str]], List[Tuple[Any, Any]]]:
         """(why the change cannot be made, or None; each file's final text)."""
+        return answering(lambda: prepared_once(change))
+
+    def prepared_once(change: Any) -> Tuple[Optional[Tuple[str, str]], List[Tuple[Any, Any]]]:
         failure = verify_change(change, options_of, seeds, codes_of)
         finals: List[Tuple[Any, Any]] = []
         for file in change.files if failure is None else ():
@@ -687,18 +712,71 @@ def _left(targets: List[FixTarget], done: Set[str], own: Optional[Set[str]]) -> 
 
 def with_project_seeds(targets: List[FixTarget], overrides: Any, note: Callable[[str], None],
                        cache: Any = None, jobs: int = 1) -> List[FixTarget]:
-    """The targets, each given what the project model found about its module because of the others, and the
-    names it defines that other modules name (a signature change there is refused, see fixes/htp104_sites)."""
-    from .project_run import names_used_elsewhere, project_seeds
+    """The targets, each given what the project model found about its module because of the others."""
+    from .project_run import project_seeds
 
     seeds = project_seeds([(t.path, t.key) for t in targets], overrides, note, cache, jobs)
-    # A file may be fixed when it names an HTTP library or the model seeds it; with in-house unpooled calls
-    # (whose names are the user's), any file may.
-    fixable = None if overrides.unpooled_calls or any(_has_unpooled_calls(t, overrides) for t in targets) else \
-        set(seeds)
-    elsewhere = names_used_elsewhere([t.path for t in targets], fixable=fixable, jobs=jobs)
-    return [t._replace(seeds=seeds.get(os.path.abspath(t.path)),
-                       named_elsewhere=elsewhere.get(os.path.abspath(t.path), frozenset())) for t in targets]
+    return [t._replace(seeds=seeds.get(os.path.abspath(t.path))) for t in targets]
+
+
+class _Names:
+    """The run's answers to "does another module of the project name this def or class?" (fix_facts.AskNames),
+    found for the names the plans ask about, all of them in one pass over the project's files per round."""
+
+    # A file planned again asks only names it did not ask before; past this many rounds something is wrong.
+    ROUNDS = 8
+
+    def __init__(self, paths: List[str], jobs: int) -> None:
+        self.paths = paths
+        self.jobs = jobs
+        self.current = NamesElsewhere()
+
+    def answer(self, asked: Iterable[str]) -> None:
+        from .project_run import names_named_twice
+
+        new = frozenset(asked) - self.current.known
+        if new:
+            self.current = self.current.answered(names_named_twice(self.paths, new, jobs=self.jobs), new)
+
+    def given(self, targets: Iterable[FixTarget]) -> Iterator[FixTarget]:
+        """The targets with the answers known when each is handed out."""
+        for target in targets:
+            yield target._replace(named_elsewhere=self.current)
+
+    def settled(self, results: Iterable[FileFixResult], targets: List[FixTarget],
+                again: Callable[[List[FixTarget]], Iterable[FileFixResult]]) -> Iterator[FileFixResult]:
+        """`results` as they come, but a file whose plan asked is fixed again (`again`) once the names asked by
+        every file are answered; closing this closes `results`."""
+        by_path = {t.path: t for t in targets}
+        waiting: List[FixTarget] = []
+        asked: Set[str] = set()
+        try:
+            for result in results:
+                if result.asked:
+                    asked.update(result.asked)
+                    waiting.append(by_path[result.path])
+                else:
+                    yield result
+        finally:
+            _close(results)
+        for _ in range(self.ROUNDS):
+            if not waiting:
+                return
+            self.answer(asked)
+            asking, waiting, asked = waiting, [], set()
+            rerun = again(list(self.given(asking)))
+            try:
+                for target, result in zip(asking, rerun):
+                    if result.asked:
+                        asked.update(result.asked)
+                        waiting.append(target)
+                    else:
+                        yield result
+            finally:
+                _close(rerun)
+        for target in waiting:
+            yield FileFixResult(target.path, error="internal error while fixing (its plan kept asking which names "
+                                "other modules use)")
 
 
 def _has_unpooled_calls(target: FixTarget, overrides: Any) -> bool:

@@ -51,8 +51,8 @@ class FixFacts(NamedTuple):
     extend_unsafe: Tuple[str, ...] = ()  # codes or prefixes whose safe fixes count as unsafe
     # The names of this module's defs and classes that another module of the project names (a word of its
     # text): a signature change there could break a caller the module's own plan cannot see. None: unknown
-    # (the project model did not run).
-    named_elsewhere: Optional[FrozenSet[str]] = None
+    # (the project model did not run); a NamesElsewhere: asked of the project as a planner needs them.
+    named_elsewhere: "Optional[FrozenSet[str] | NamesElsewhere]" = None
 
     def with_module(self, module: str, tree: Optional[ast.Module]) -> "FixFacts":
         """These facts for one module: its dotted name, and the patches its own text makes."""
@@ -95,6 +95,42 @@ class FixFacts(NamedTuple):
 
 
 NO_FACTS = FixFacts()
+
+
+class AskNames(BaseException):
+    """A planner asked whether the project names `names` elsewhere, and the answer is not known yet.
+
+    A BaseException, like time_budget.OverBudget: a planner's own `except Exception` must not swallow the
+    question and plan on a guess. `fix` catches it before anything is written, finds the answer for every name
+    its files asked in one pass over the project (fix_command.answer_names), and plans those files again."""
+
+    def __init__(self, names: FrozenSet[str]) -> None:
+        super().__init__(sorted(names))
+        self.names = names
+
+
+class NamesElsewhere(NamedTuple):
+    """`FixFacts.named_elsewhere` found on demand: of the names asked so far (`known`), those that more than one
+    file of the project holds as a word (`named`: the defining file holds its own name). A name not asked yet
+    raises AskNames. Reading every file of a big project for every name it defines cost `fix` a fifth of its
+    run, and only a planner about to change a signature (HTP104) ever asks."""
+
+    known: FrozenSet[str] = frozenset()
+    named: FrozenSet[str] = frozenset()
+
+    def __contains__(self, name: object) -> bool:
+        if name in self.named:
+            return True
+        if name in self.known:
+            return False
+        raise AskNames(frozenset({str(name)}))
+
+    def __bool__(self) -> bool:
+        return True
+
+    def answered(self, named: Iterable[str], asked: Iterable[str]) -> "NamesElsewhere":
+        """These facts with the answers for `asked` added (`named`: those of them the project names twice)."""
+        return NamesElsewhere(self.known | frozenset(asked), self.named | frozenset(named))
 
 
 def patch_targets(tree: ast.AST) -> Iterator[str]:

@@ -60,48 +60,37 @@ def project_seeds(files: Sequence[Tuple[str, Any]], overrides: Any, note: Callab
 POOL_AT_FILES = 200
 
 
-_DEFINED = re.compile(rb"^[ \t]*(?:async[ \t]+def|def|class)[ \t]+([^\W\d]\w*)", re.MULTILINE)
 _WORD = re.compile(rb"[^\W\d]\w*")
 
 
-def names_used_elsewhere(paths: Sequence[str], max_size: int = 0, fixable: Optional[Set[str]] = None,
-                         jobs: int = 1) -> Dict[str, FrozenSet[str]]:
-    """Per absolute path, the names it defines (`def`, `class`, at any depth) that another of `paths` names.
+def names_named_twice(paths: Sequence[str], names: FrozenSet[str], max_size: int = 0, jobs: int = 1) -> FrozenSet[str]:
+    """Of `names` (the defs and classes a planner asked about, fix_facts.NamesElsewhere), those that more than
+    one of `paths` holds as a word: the file defining a name holds it, so a second one names it elsewhere.
 
     What `fix` needs before it changes a signature: a word in another module's text may be a call, an import
     or a reference to the function, which that module's own plan would not edit. Bytes only, no parse: a name
     in a comment or a string counts too, which costs a fix, never a caller. A file that cannot be read is
-    left out (its own fix reports it); `max_size` (0: none) skips the text of larger files the same way.
-
-    Only a file that may be fixed needs its names: with `fixable` (the paths the project model seeds), one of
-    those or one naming an HTTP library; None: every file. Every file's words are then searched for those
-    names, in `jobs` worker processes from POOL_AT_FILES files on.
-    """
+    passed over (its own fix reports it); `max_size` (0: none) passes larger files over the same way. A name
+    that is not ASCII is taken as named (words are found as ASCII runs, and a caller must not be missed).
+    Searched in `jobs` worker processes from POOL_AT_FILES files on."""
     from .runner import Runner
 
-    unique = sorted({os.path.abspath(p) for p in paths})
-    workers = jobs if len(unique) >= POOL_AT_FILES else 1
-    defined: Dict[str, Set[bytes]] = {}
-    readable: List[str] = []
-    items = [(path, fixable is None or path in fixable) for path in unique]
-    for (path, _), names in zip(items, Runner(_defined_job, max_size, lambda item: None, workers).run(items)):
-        if names is not None:
-            readable.append(path)
-            if names:
-                defined[path] = names
-    wanted = frozenset(name for names in defined.values() for name in names)
-    if not wanted:
-        return {}
-    counts: "Counter[bytes]" = Counter()  # per name, how many files name it
-    for named in Runner(_named_job, (wanted, max_size), lambda path: (), workers).run(readable):
-        counts.update(named)
-    found: Dict[str, FrozenSet[str]] = {}
-    for path, names in defined.items():
-        # Its own text names each of its defs once at least: another file's naming makes the count pass 1.
-        elsewhere = {name.decode("utf-8", "replace") for name in names if counts[name] > 1}
-        if elsewhere:
-            found[path] = frozenset(elsewhere)
-    return found
+    wanted = frozenset(name.encode("ascii") for name in names if name.isascii())
+    named = {name for name in names if not name.isascii()}
+    if wanted:
+        unique = sorted({os.path.abspath(p) for p in paths})
+        counts: "Counter[bytes]" = Counter()  # per name, how many files hold it
+        workers = jobs if len(unique) >= POOL_AT_FILES else 1
+        found_in = Runner(_named_job, (wanted, max_size), lambda path: (), workers).run(unique)
+        try:
+            for found in found_in:
+                counts.update(found)
+                if len(counts) == len(wanted) and min(counts.values()) > 1:
+                    break  # every name is in two files: the rest cannot change an answer (`get` is everywhere)
+        finally:
+            found_in.close()
+        named.update(name.decode("ascii") for name, count in counts.items() if count > 1)
+    return frozenset(named)
 
 
 def _read(path: str, max_size: int) -> Optional[bytes]:
@@ -113,23 +102,22 @@ def _read(path: str, max_size: int) -> Optional[bytes]:
     return None if max_size and len(data) > max_size else data
 
 
-def _defined_job(max_size: int, item: Tuple[str, bool]) -> Optional[Set[bytes]]:
-    """In a worker: the names a file defines when it may be fixed (`item`: its path, and whether the model
-    seeds it), else an empty set; None when it cannot be read."""
-    from .checking import mentions_a_library
-
-    path, fixable = item
-    data = _read(path, max_size)
-    if data is None:
-        return None
-    return defined_names(data) if fixable or mentions_a_library(data) else set()
+# Past this many names asked, each file's words are found whole rather than each name looked for in turn.
+_FEW_NAMES = 32
 
 
 def _named_job(shared: Tuple[FrozenSet[bytes], int], path: str) -> Tuple[bytes, ...]:
     """In a worker: which of the wanted names the file's text holds as words."""
+    from .source_files import bytes_as_parser_reads
+
     wanted, max_size = shared
     data = _read(path, max_size)
-    return tuple(words_of(data) & wanted) if data is not None else ()
+    if data is None:
+        return ()
+    data = bytes_as_parser_reads(data)  # `ｆｅｔｃｈ(url)` calls `fetch` (NFKC, as the parser reads names)
+    if len(wanted) <= _FEW_NAMES and not any(name in data for name in wanted):
+        return ()
+    return tuple(words_of(data) & wanted)
 
 
 # Every byte but an ASCII letter, digit or underscore (what `\w` matches in bytes) made a space.
@@ -149,30 +137,3 @@ def words_of(data: bytes) -> Set[bytes]:
 
 
 _DIGIT_CODES = frozenset(_DIGITS)
-_DEF_AT = re.compile(rb"(?:async[ \t]+def|def|class)[ \t]+([^\W\d]\w*)")
-
-
-def defined_names(data: bytes) -> Set[bytes]:
-    """`set(_DEFINED.findall(data))`, trying the pattern only where `def` or `class` occurs (re tries a `^`
-    pattern at every byte of the file)."""
-    names: Set[bytes] = set()
-    for keyword in (b"def", b"class"):
-        at = data.find(keyword)
-        while at != -1:
-            line = data.rfind(b"\n", 0, at) + 1
-            head = data[line:at]
-            stripped = head.lstrip(b" \t")
-            start = line + (len(head) - len(stripped))
-            if keyword == b"def" and stripped:
-                # `async def`: the pattern starts at `async`, after the indentation.
-                if stripped.startswith(b"async") and not stripped[5:].strip(b" \t") and len(stripped) > 5:
-                    found = _DEF_AT.match(data, start)
-                    if found is not None:
-                        names.add(found.group(1))
-            elif not stripped:
-                found = _DEF_AT.match(data, start)
-                if found is not None and found.group(0).startswith(keyword):
-                    names.add(found.group(1))
-            at = data.find(keyword, at + len(keyword))
-    return names
-

@@ -327,3 +327,33 @@ def test_a_warm_run_after_an_edit_reads_only_the_edited_file(tmp_path: Path, age
         assert (third.returncode, third.stdout) == (0, ""), third.stdout + third.stderr
         assert {os.path.basename(path) for path in _parsed(log) if path != "(solve)"} <= {"sync.py", "http.py"}, \
             _parsed(log)
+
+
+@pytest.mark.parametrize("codes", [None, ("HTP101",), ("HTP203", "HTP402")], ids=["all", "one", "two"])
+def test_a_summary_from_a_fix_plan_s_analysis_is_the_summary(codes) -> None:
+    """`fix --check` summarizes a module from the Analysis its plan built (LocalModules.summary_of_read), whatever
+    rules the plan ran: the summary is the one a parse of its own gives."""
+    from flake8_http_pool.fixing import planned_fixes
+    from flake8_http_pool.options import Options
+    from flake8_http_pool.project_cache import LocalModules, passes_gate, summary_of_text
+    from flake8_http_pool.source_files import SourceError, decode_source
+
+    options = Options()
+    local = LocalModules(lambda _: options, None)
+    compared = 0
+    for path in sorted((Path(__file__).parent / "fixtures").rglob("*.py")):
+        data = path.read_bytes()
+        try:
+            text = decode_source(data)
+        except SourceError:
+            continue
+        if not passes_gate(data, text, options):
+            continue
+        held: list = []
+        planned_fixes(text, options, codes, filename=str(path), on_analysis=held.append)
+        if not held:
+            continue
+        compared += 1
+        assert local.summary_of_read(str(path), options, data, text, held[0]) == \
+            summary_of_text(str(path), text, options), path
+    assert compared > 100

@@ -137,6 +137,7 @@ def fix_file(
     timeout: Optional[float] = DEFAULT_TIMEOUT,
     settings: FixFacts = NO_FACTS,
     seeds: Any = None,
+    model: Optional[List[Any]] = None,
 ) -> FileFixResult:
     """Fix one file; never raises for anything the file holds. Writes only in WRITE mode, and only on change.
 
@@ -144,8 +145,11 @@ def fix_file(
     the file. Fixing is limited to `timeout` seconds (None or 0: no limit). `settings` carries the config's
     fix-safety settings; the facts of the file's own project (what it patches, what it pins) are added here.
     `seeds` (engine.ModuleSeeds) are what the project model found about the file because of other modules.
+    `model`, in CHECK mode: a list given the project model's phase 1 from the same read and parse, [bytes,
+    text, whether the project gate passes it, the engine's Analysis of it or None] (_planning_first).
     """
     from .checking import mentions_a_library
+    from .engine import may_have_findings
     from .fix_facts import facts_for_file
     from .fixing import fix_source, planned_fixes
     from .source_files import SourceError, decode_source, read_bytes, resource_error
@@ -158,15 +162,19 @@ def fix_file(
         data = b""
         data = read_bytes(path, options.max_file_size)
         text = decode_source(data)
-        if not options.unpooled_calls and not (seeds is not None and seeds.factories) \
-                and not mentions_a_library(data, text):
+        library = mentions_a_library(data, text)
+        if model is not None:  # the project gate (project_cache.passes_gate), from this read
+            model[:] = [data, text, bool(options.unpooled_calls) or (library and may_have_findings(text, options)),
+                        None]
+        if not options.unpooled_calls and not (seeds is not None and seeds.factories) and not library:
             return FileFixResult(path)
         facts = facts_for_file(path, settings, None if explicit else root)
         with time_budget(timeout):
             if mode == CHECK:
                 # Whether anything would change is the planners' answer; carrying the plan out with libcst would
                 # cost about four times as much and write nothing anyway.
-                planned = planned_fixes(text, options, codes, unsafe, filename=path, facts=facts, seeds=seeds)
+                planned = planned_fixes(text, options, codes, unsafe, filename=path, facts=facts, seeds=seeds,
+                                        on_analysis=None if model is None else lambda found: model.__setitem__(3, found))
                 left = tuple(sorted(planned.unsafe_left.items()))
                 if planned.error is not None:
                     return FileFixResult(path, unsafe_left=left, error=planned.error, where=planned.where)
@@ -300,6 +308,91 @@ def _fix_job(shared: Tuple[Any, bool, str, Optional[float], Dict[str, Any]], tar
         facts = facts._replace(named_elsewhere=target.named_elsewhere)
     return fix_file(target.path, found.options, found.codes, unsafe, mode, target.root, target.explicit, timeout,
                     facts, target.seeds)
+
+
+def _planning_job(shared: Tuple[Any, bool, Optional[float], Dict[str, Any], Optional[str]],
+                  item: Tuple[FixTarget, bool]) -> Tuple[Optional[FileFixResult], Optional[bool], Any]:
+    """In a worker, phase 1 of `fix --check`'s project model: (the file's result planned without seeds, the
+    project gate's verdict, None when it cannot be read, and the summary of a module the gate passes).
+
+    The plan is the one `_fix_job` makes for a file the model seeds nothing in, and it comes from the same read
+    and parse as the gate and the summary: the plan of such a file (most of them) is then not made again.
+    `item`: the target, and whether it is planned (in a shard, the rest of the project only gets summarized).
+    """
+    from .fix_facts import know_roots
+    from .project_cache import LocalModules
+    from .project_check import _open
+    from .settings import resolved
+
+    overrides, unsafe, timeout, roots, folder = shared
+    target, plan = item
+    found = resolved(overrides, target.key)
+    options = found.options
+    path = os.path.abspath(target.path)
+    local = LocalModules(lambda _: options, _open(folder))
+    model: List[Any] = []
+    result = None
+    if plan:
+        know_roots(roots)
+        facts = found.fix_facts()._replace(named_elsewhere=NamesElsewhere())
+        result = fix_file(target.path, options, found.codes, unsafe, CHECK, target.root, target.explicit, timeout,
+                          facts, None, model)
+    if not model:  # not read for a plan (refused, unreadable, or not planned): phase 1 as the model runs it
+        summaries, rest = local.first([path])
+        return result, True if path in summaries else False if rest else None, summaries.get(path)
+    data, text, gated, analysis = model
+    return result, gated, local.summary_of_read(path, options, data, text, analysis) if gated else None
+
+
+def _planning_first(targets: List[FixTarget], shared: Tuple[Any, ...], cache: Any, jobs: int,
+                    own: Optional[Set[str]], planned: Dict[str, FileFixResult]) -> Callable[..., Any]:
+    """Phase 1 of the project model (project.First) for `fix --check`, run by _planning_job: each file of
+    `own` (None: every file) is planned on the way, its result kept in `planned` by absolute path."""
+    from .project_cache import LocalModules
+    from .project_run import POOL_AT_FILES
+    from .runner import Runner
+    from .settings import resolved
+
+    by_path = {os.path.abspath(t.path): t for t in targets}
+
+    def first(paths: List[str]) -> Tuple[Dict[str, Any], List[str]]:
+        found: Dict[str, Any] = {}
+        rest: List[str] = []
+        items = [(by_path[path], own is None or path in own) for path in paths]
+        workers = jobs if len(items) >= POOL_AT_FILES else 1
+        runner = Runner(_planning_job, shared, lambda item: (None, None, None), workers)
+        for path, (result, gated, summary) in zip(paths, runner.run(items)):
+            if result is not None:
+                planned[path] = result
+            if gated is None:  # its worker died, or it cannot be read: phase 1 here, as the model would run it
+                options = resolved(shared[0], by_path[path].key).options
+                one, other = LocalModules(lambda _: options, cache).first([path])
+                found.update(one)
+                rest.extend(other)
+            elif gated:
+                found[path] = summary
+            else:
+                rest.append(path)
+        return found, rest
+
+    return first
+
+
+def _planned_or_run(targets: List[FixTarget], planned: Dict[str, FileFixResult],
+                    run: Callable[[Iterable[FixTarget]], Iterable[FileFixResult]]) -> Iterator[FileFixResult]:
+    """Each target's result in order: the plan made in phase 1 (_planning_job) when the project model seeds
+    nothing in the file and the plan asked nothing, else the one `run` gives; closing this closes `run`'s."""
+    def kept(target: FixTarget) -> Optional[FileFixResult]:
+        result = planned.get(os.path.abspath(target.path))
+        return result if result is not None and target.seeds is None and not result.asked else None
+
+    results = iter(run(target for target in targets if kept(target) is None))
+    try:
+        for target in targets:
+            result = kept(target)
+            yield result if result is not None else next(results)
+    finally:
+        _close(results)
 
 
 def _gather_up_front(targets: List[FixTarget], cache: Any, jobs: int) -> Dict[str, Any]:
@@ -489,8 +582,13 @@ def run_fix(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: Tex
     own = {os.path.abspath(t.path) for t in targets} if args.project_from is not None else None
     targets = with_project(targets, args.project_from, stdin, resolver)
     cache = cli.open_project_cache(args, scanned_settings.config, [t.path for t in targets], cli._note(stderr))
-    targets = with_project_seeds(targets, resolver.overrides, cli._note(stderr), cache, jobs)
     roots = _gather_up_front(targets, cache, jobs)
+    # `fix --check` plans each file the project model seeds nothing in as the model's phase 1 reads it.
+    planned: Dict[str, FileFixResult] = {}
+    first = None if mode != CHECK else _planning_first(
+        targets, (resolver.overrides, args.unsafe_fixes, args.timeout_per_file, roots,
+                  cache.folder if cache is not None else None), cache, jobs, own, planned)
+    targets = with_project_seeds(targets, resolver.overrides, cli._note(stderr), cache, jobs, first)
     shared = (resolver.overrides, args.unsafe_fixes, mode, args.timeout_per_file, roots)
     names = _Names([t.path for t in targets], jobs)
     # Changes across modules (HTP104's parameter threaded through other modules' callers) are carried out
@@ -498,9 +596,12 @@ def run_fix(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: Tex
     across, held, targets = fix_across_modules(targets, resolver.overrides, args.unsafe_fixes, mode, on_error,
                                                cli._note(stderr), own, names)
     unsafe_left.update(held)
+
+    def run(some: Iterable[FixTarget]) -> Iterable[FileFixResult]:
+        return Runner(_fix_job, shared, _crashed, jobs).run(names.given(some))
+
     results: Iterable[FileFixResult] = names.settled(
-        _chain_results(across, Runner(_fix_job, shared, _crashed, jobs).run(names.given(targets))), targets,
-        lambda again: Runner(_fix_job, shared, _crashed, jobs).run(again))
+        _chain_results(across, _planned_or_run(targets, planned, run)), targets, run)
     try:
         with _stopped_by_signals():
             try:
@@ -711,11 +812,12 @@ def _left(targets: List[FixTarget], done: Set[str], own: Optional[Set[str]]) -> 
 
 
 def with_project_seeds(targets: List[FixTarget], overrides: Any, note: Callable[[str], None],
-                       cache: Any = None, jobs: int = 1) -> List[FixTarget]:
-    """The targets, each given what the project model found about its module because of the others."""
+                       cache: Any = None, jobs: int = 1, first: Any = None) -> List[FixTarget]:
+    """The targets, each given what the project model found about its module because of the others (`first`:
+    the model's phase 1 as the caller runs it, project_run.project_seeds)."""
     from .project_run import project_seeds
 
-    seeds = project_seeds([(t.path, t.key) for t in targets], overrides, note, cache, jobs)
+    seeds = project_seeds([(t.path, t.key) for t in targets], overrides, note, cache, jobs, first)
     return [t._replace(seeds=seeds.get(os.path.abspath(t.path))) for t in targets]
 
 

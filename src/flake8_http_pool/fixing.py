@@ -11,7 +11,7 @@ import io
 import re
 import tokenize
 from collections import Counter
-from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Sequence, Set, Tuple
+from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Sequence, Set, Tuple
 
 from .engine import ModuleSeeds, analyze, may_have_findings
 from .finding import Finding
@@ -236,18 +236,20 @@ def planned_fixes(
     filename: str = "<unknown>",
     facts: FixFacts = NO_FACTS,
     seeds: Optional[ModuleSeeds] = None,
+    on_analysis: Optional[Callable[[object], None]] = None,
 ) -> FixResult:
     """What `fix --check` needs: which fixes would apply, judged by the stdlib planners alone (no libcst).
 
     `applied` counts, per code, the sites whose fix may be carried out; the text is never changed. It runs
     the engine once, so it answers "would anything change" at the cost of a check, where `fix_source` pays for
     libcst. A file `fix_source` would leave alone (its plan fails verification) is still counted here: the
-    golden and corpus tests hold the two to the same verdict.
+    golden and corpus tests hold the two to the same verdict. `on_analysis` receives the engine's Analysis of
+    the text when it is analysed (engine.analyze's).
     """
     keys = fix_keys(codes)
     if not keys or not _worth_analysing(text, options, seeds):
         return FixResult(text, Counter(), Counter())
-    analysed = _analyse(text, options, None if codes is None else set(codes), filename, seeds)
+    analysed = _analyse(text, options, None if codes is None else set(codes), filename, seeds, on_analysis)
     if isinstance(analysed, SourceError):
         return FixResult(text, Counter(), Counter(), analysed.reason, analysed.where)
     tree, findings = analysed
@@ -302,13 +304,15 @@ def _calls_by_callee(tree: ast.Module) -> Dict[str, List[Tuple[int, int]]]:
     return found
 
 
-def _analyse(text: str, options: Options, selected: Optional[Set[str]],
-             filename: str, seeds: Optional[ModuleSeeds] = None) -> "Tuple[ast.Module, List[Finding]] | SourceError":
+def _analyse(text: str, options: Options, selected: Optional[Set[str]], filename: str,
+             seeds: Optional[ModuleSeeds] = None, on_analysis: Optional[Callable[[object], None]] = None
+             ) -> "Tuple[ast.Module, List[Finding]] | SourceError":
     """The tree and the engine's findings, or why the text cannot be analysed."""
     try:
         tree = parse_source(text, filename)
         # A site flake8 would not report is not fixed either, and does not count as an unsafe fix left.
-        return tree, unsuppressed(analyze(tree, options, codes=selected, source=text, seeds=seeds), text)
+        return tree, unsuppressed(analyze(tree, options, codes=selected, source=text, seeds=seeds,
+                                          on_analysis=on_analysis), text)
     except SourceError as error:
         return error
     except RecursionError:

@@ -418,6 +418,21 @@ class LocalModules:
             self.cache.store(path, self._fingerprint(options), digest, dict(entry, summary=summary, **extra))
         return summary
 
+    def summary_of_read(self, path: str, options: Options, data: bytes, text: str,
+                        analysis: Any = None) -> Optional[Summary]:
+        """Phase 1's summary of a module read already and past the gate: from the cache, else from `analysis`
+        (the Analysis a check of the same text built, without seeds), else parsed here."""
+        digest = content_hash(data)
+        entry = self.cache.load(path, self._fingerprint(options), digest) if self.cache is not None else {}
+        if "summary" in entry or analysis is None:
+            return self._summarized(path, options, text, digest, entry, gated=True)
+        from .project import _summary_analysis
+
+        summary = _summary_analysis(analysis, options)
+        if self.cache is not None:
+            self.cache.store(path, self._fingerprint(options), digest, dict(entry, summary=summary, gated=True))
+        return summary
+
     def first(self, paths: List[str]) -> Tuple[Dict[str, Optional[Summary]], List[str]]:
         found: Dict[str, Optional[Summary]] = {}
         rest: List[str] = []

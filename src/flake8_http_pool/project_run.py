@@ -16,11 +16,13 @@ from .engine import ModuleSeeds
 
 
 def project_seeds(files: Sequence[Tuple[str, Any]], overrides: Any, note: Callable[[str], None],
-                  cache: Any = None, jobs: int = 1) -> Dict[str, ModuleSeeds]:
+                  cache: Any = None, jobs: int = 1, first: Any = None) -> Dict[str, ModuleSeeds]:
     """Per absolute path, what the project model found about that module because of the others.
 
     `files` are the Python files of the run, each with its settings key (settings.Key); `overrides` are the
     command line's (settings.resolved). A file missing from the answer gets nothing from other modules.
+    `first`: phase 1 of the gate as the caller runs it (project.First; `fix --check` plans each file in the
+    same read and parse), else in `jobs` workers.
     A failure of the model itself (an engine bug, or running out of recursion or memory) costs the findings
     across modules, said in one line through `note`; each file is still analysed on its own.
     """
@@ -39,12 +41,12 @@ def project_seeds(files: Sequence[Tuple[str, Any]], overrides: Any, note: Callab
             options_by_key[key] = resolved(overrides, key).options
         return options_by_key[key]
 
-    first = search = None
+    search = None
     if jobs > 1 and len(keys) >= POOL_AT_FILES:
         from .parallel_gate import ResolvedOptions, parallel_first, parallel_search
 
         folder = cache.folder if cache is not None else None
-        first = parallel_first(keys, ResolvedOptions(overrides), folder, jobs)
+        first = first or parallel_first(keys, ResolvedOptions(overrides), folder, jobs)
         search = parallel_search(keys, ResolvedOptions(overrides), folder, jobs, POOL_AT_FILES)
     try:
         return dict(solve_project(list(keys), options_of, cache=cache, first=first, search=search) or {})

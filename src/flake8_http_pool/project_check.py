@@ -12,6 +12,7 @@ The main process holds the summaries (small) and the reports, never a tree.
 
 from __future__ import annotations
 
+import hashlib
 import os
 from typing import Any, Callable, Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple
 
@@ -300,11 +301,14 @@ def _solved_key(python: Dict[str, Any], digests: Dict[str, Optional[str]],
             fingerprints[options] = options_fingerprint(options)
         return fingerprints[options]
 
+    # Hashed a path at a time: the text of a 100,000-file project's state alone is tens of megabytes.
     paths = sorted(python)
-    key = "check-solved\0" + content_hash(repr(paths).encode("utf-8", "surrogatepass"))
-    state = content_hash(repr([(path, digests.get(path), fingerprint(path)) for path in paths])
-                         .encode("utf-8", "surrogatepass"))
-    return key, state
+    key = hashlib.blake2b(digest_size=16)
+    state = hashlib.blake2b(digest_size=16)
+    for path in paths:
+        key.update(path.encode("utf-8", "surrogatepass") + b"\0")
+        state.update(repr((path, digests.get(path), fingerprint(path))).encode("utf-8", "surrogatepass") + b"\0")
+    return "check-solved\0" + key.hexdigest(), state.hexdigest()
 
 
 _INDEX_FORMAT = 1
@@ -404,7 +408,14 @@ def project_results(candidates: List[Any], overrides: Any, cache: Optional[Proje
     def crashed_first(candidate: Any) -> Tuple[Any, str, Optional[Summary], Optional[str]]:
         return crashed(candidate), _OTHER, None, None
 
+    from .checking import FileResult
+
     reports: List[Any] = []
+
+    def report_at(index: int) -> Any:
+        report = reports[index]
+        return FileResult(candidates[index].path) if report is None else report
+
     marks: Dict[int, Any] = {}  # index -> the Python candidate whose result is marked with fixes last
     first: Dict[str, Optional[Summary]] = {}
     python: Dict[str, Any] = {}
@@ -426,7 +437,10 @@ def project_results(candidates: List[Any], overrides: Any, cache: Optional[Proje
             if reported:
                 marks[len(reports)] = candidate
         if reported:
-            reports.append(report)
+            # A Python file's clean result is made again when it is reported (`report_at`): on a big tree
+            # almost every file is clean, and holding each one's result cost memory per file.
+            reports.append(None if type(report) is FileResult and not report.findings and report.error is None
+                           and report.path == candidate.path else report)
     if context:
         python = {path: python[path] for path in in_project_order(list(python), str, [c.path for c in context])}
     seeds: Dict[str, Any] = {}
@@ -510,7 +524,7 @@ def project_results(candidates: List[Any], overrides: Any, cache: Optional[Proje
             if known is MISSING:
                 todo.append((index, candidate, signature, tag))
             else:
-                reports[index] = reports[index]._replace(findings=known)
+                reports[index] = report_at(index)._replace(findings=known)
         runner = Runner(seeded_job, (overrides, folder), crashed, jobs)
         for (index, candidate, signature, tag), report in zip(todo, runner.run([item[1] for item in todo])):
             reports[index] = report
@@ -520,11 +534,15 @@ def project_results(candidates: List[Any], overrides: Any, cache: Optional[Proje
     index_of = {absolute[index]: index for index in marks} if unsummarized else {}
     for path in unsummarized:
         index = index_of.get(path)
-        if index is not None and getattr(reports[index], "error", None) is None:
+        if index is not None and getattr(report_at(index), "error", None) is None:
             reports[index] = _parsed_anyway(marks[index], overrides)
     # A Python file's result waits for its fix marks (its report from `crashed` is complete as it is).
+    # Only a result with findings is marked (_marked wraps the others as they are).
     unmarked = [(index, (candidate, reports[index], digests.get(absolute[index])))
-                for index, candidate in marks.items() if not isinstance(reports[index], FileReport)]
+                for index, candidate in marks.items() if reports[index] is not None
+                and not isinstance(reports[index], FileReport)]
     for (index, _), report in zip(unmarked, _marked([item for _, item in unmarked], overrides, cache, jobs)):
         reports[index] = report
-    yield from reports
+    for index in range(len(reports)):
+        report = report_at(index)
+        yield report if isinstance(report, FileReport) else FileReport(report)

@@ -38,6 +38,7 @@ def test_the_shared_directory_is_where_the_corpus_script_is_looked_for() -> None
     assert test_corpus.FETCH == HERE.resolve().parents[1] / "shared" / "corpus" / "fetch.sh"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ci", [None, "", "0", "false"])
 def test_without_ci_a_missing_corpus_is_skipped_saying_why(tmp_path: Path, ci: Optional[str]) -> None:
     result = _run_corpus_test(tmp_path, ci)

@@ -83,6 +83,7 @@ def test_command_is_a_visitor_based_codemod(key: str) -> None:
     assert issubclass(FIXES[key].command_class(), VisitorBasedCodemodCommand)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("key", sorted(CASES))
 def test_codemod_runs_alone_through_libcst_tool(tmp_path: Path, key: str) -> None:
     source, expected = CASES[key]

@@ -203,6 +203,7 @@ print("libcst.codemod" in sys.modules)
 """
 
 
+@pytest.mark.slow
 def test_every_golden_case_fixes_the_same_with_or_without_libcsts_codemod_package() -> None:
     # `fix` never loads libcst.codemod (it costs more than a small file's whole fix) and runs the commands on a
     # base of its own; under libcst's tool they are codemods proper. Both must write the same bytes.

@@ -7,6 +7,7 @@ import ast
 import warnings
 
 import hypothesmith
+import pytest
 from splicing import splice
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -47,6 +48,7 @@ def _compiles(source: str) -> bool:
     return True
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large])
 @given(hypothesmith.from_grammar(), _FRAGMENTS, st.integers(min_value=0, max_value=400))

@@ -364,6 +364,7 @@ def test_a_file_over_its_time_budget_is_skipped_and_named(tmp_path: Path) -> Non
     assert elapsed < 15, elapsed
 
 
+@pytest.mark.slow
 def test_the_time_budget_holds_in_worker_processes(tmp_path: Path) -> None:
     (tmp_path / "pkg").mkdir()
     big = _big_file(tmp_path / "pkg")
@@ -498,6 +499,7 @@ def test_a_stopping_signal_leaves_whole_files_and_no_temporary_file(tmp_path: Pa
     assert leftovers(tree) == []
 
 
+@pytest.mark.slow
 def test_workers_die_with_a_killed_main_process(tmp_path: Path) -> None:
     tree, fixed = many_files(tmp_path)
     # First in the walk: one worker is busy with it (half a minute) while the other writes; it must die at once
@@ -522,6 +524,7 @@ def test_workers_die_with_a_killed_main_process(tmp_path: Path) -> None:
         _kill_left(str(tree))
 
 
+@pytest.mark.slow
 def test_without_pdeathsig_orphaned_workers_still_write_nothing_more(tmp_path: Path) -> None:
     # The fallback where the kernel cannot kill them (not Linux): each worker checks its parent before a file
     # and before a write, so nothing changes after the kill (idle ones may linger; they are killed here).

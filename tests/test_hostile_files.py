@@ -117,6 +117,7 @@ def _run_with_memory_limit(args, cwd: Path, limit: int) -> subprocess.CompletedP
                           preexec_fn=cap, env=env)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS is enforced as measured on Linux")
 @pytest.mark.parametrize("verb", ["check", "fix"])
 def test_out_of_memory_is_called_out_of_memory(tmp_path, verb):

@@ -128,6 +128,7 @@ def test_a_warm_run_marks_a_fix_as_the_project_now_allows(tmp_path: Path) -> Non
     assert [record["fix"] for record in json.loads(third.stdout)] == ["unsafe"], third.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("folder", project_folders(), ids=[p.name for p in project_folders()])
 def test_cold_and_warm_runs_report_the_same_on_every_fixture_project(folder: Path, tmp_path: Path) -> None:
     copy = tmp_path / folder.name

@@ -6,6 +6,7 @@ import ast
 import warnings
 
 import hypothesmith
+import pytest
 from splicing import splice
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -54,6 +55,7 @@ def _parse(source: str):
             return None
 
 
+@pytest.mark.slow
 @_SETTINGS
 @given(hypothesmith.from_grammar())
 def test_engine_never_raises_on_generated_modules(source):
@@ -62,6 +64,7 @@ def test_engine_never_raises_on_generated_modules(source):
         analyze(tree, Options(hot_decorators=("task",)))
 
 
+@pytest.mark.slow
 @_SETTINGS
 @given(hypothesmith.from_grammar(), _FRAGMENTS, st.integers(min_value=0, max_value=400))
 def test_engine_never_raises_with_http_calls_spliced_in(source, fragment, cut):

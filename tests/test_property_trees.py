@@ -126,6 +126,7 @@ def _run(tree: Tree, fmt: str, log: Path) -> subprocess.CompletedProcess:
 FINDING_LINE = re.compile(r"^(?P<path>.+):(?P<line>\d+):(?P<col>\d+): (?P<code>HTP\d{3}|E999) ")
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(ENTRIES)
 def test_every_path_ends_in_a_finding_a_pass_or_one_line(entries: List[Entry]) -> None:

@@ -196,15 +196,20 @@ def test_the_other_callers_are_found_when_a_plan_asks_for_them(tmp_path: Path, m
         assert result.stdout == "", result.stdout
 
 
-def test_names_named_twice_counts_files_holding_the_word(tmp_path: Path) -> None:
-    from flake8_http_pool.project_run import names_named_twice
+def test_names_named_counts_files_holding_the_word(tmp_path: Path) -> None:
+    from flake8_http_pool.project_run import names_named
 
     (tmp_path / "a.py").write_text("def fetch(url):\n    pass\n\n\ndef lonely():\n    pass\n")
     (tmp_path / "b.py").write_text("from a import ｆｅｔｃｈ\n# prefetch_all is not a word of fetch\n")
     (tmp_path / "c.py").write_bytes(b"\xff\xfe not even text, still searched: lonelyness\n")
-    paths = [str(p) for p in sorted(tmp_path.iterdir())]
-    assert names_named_twice(paths, frozenset({"fetch", "lonely", "fétch"})) == {"fetch", "fétch"}
-    assert names_named_twice(paths + [str(tmp_path / "gone.py")], frozenset({"lonely"})) == set()
+    a, b, c = (str(tmp_path / name) for name in ("a.py", "b.py", "c.py"))
+    asked = frozenset({"fetch", "lonely", "fétch"})
+    assert names_named([a, b, c], asked) == ({"fetch", "fétch"}, {"fétch"})
+    assert names_named([a, b, c, str(tmp_path / "gone.py")], frozenset({"lonely"})) == (set(), set())
+    # b.py outside the run: `fetch` is named twice, and named where the run edits nothing.
+    assert names_named([a, c], asked, outside=[b]) == ({"fetch", "fétch"}, {"fetch", "fétch"})
+    # A file both in the run and listed outside is the run's.
+    assert names_named([a, b], asked, outside=[b, c]) == ({"fetch", "fétch"}, {"fétch"})
 
 
 def test_names_elsewhere_asks_for_what_it_does_not_know() -> None:
@@ -215,10 +220,72 @@ def test_names_elsewhere_asks_for_what_it_does_not_know() -> None:
     with pytest.raises(AskNames) as asked:
         "fetch" in names
     assert asked.value.names == {"fetch"}
-    names = names.answered(["fetch"], ["fetch", "lonely"])
+    names = names.answered(["fetch"], ["fetch", "lonely"], outside=["fetch"])
     assert "fetch" in names and "lonely" not in names
+    assert names.named_outside_the_run("fetch") and not names.named_outside_the_run("lonely")
     with pytest.raises(AskNames):
         "other" in names
+    with pytest.raises(AskNames):
+        names.named_outside_the_run("other")
+
+
+# -- a run over part of a project: callers in the files it does not fix --------------------------------------------
+def _with_root(folder: Path) -> Path:
+    """The folder made a project root, as a repository is (pre-commit runs in one)."""
+    (folder / "pyproject.toml").write_text("")
+    return folder
+
+
+@pytest.mark.parametrize("run", [
+    pytest.param(["catalog/client.py"], id="the-file-alone"),
+    pytest.param(["--extend-exclude", "sync.py", "."], id="the-caller-excluded"),
+])
+def test_a_part_of_the_project_keeps_the_signature_the_rest_calls(tmp_path: Path, server: SafetyServer,
+                                                                  run: List[str]) -> None:
+    """Pre-commit hands `fix` the changed files only. HTP104's plan in client.py would give `_product` a new
+    first parameter, which sync.py (not in the run, so never edited) still calls the old way: the file's
+    project is searched for other callers, the fix is report only, and sync.py still runs."""
+    pytest.importorskip("requests")
+    folder = _with_root(_private_tree(tmp_path))
+    out_before, _ = _run_script(folder, "sync.py", server)
+    result = _tool(folder, "fix", "--unsafe-fixes", "--no-progress", *run)
+    assert "internal error" not in result.stderr, result.stderr
+    assert (folder / "catalog" / "client.py").read_text() == _PRIVATE_CLIENT, result.stderr
+    assert result.returncode == 1 and "HTP104: 1" in result.stderr, result.stderr
+    assert _run_script(folder, "sync.py", server)[0] == out_before == "tea\ncake\njam\n"
+
+
+def test_the_file_alone_is_fixed_when_nothing_else_in_its_project_names_the_function(tmp_path: Path) -> None:
+    folder = _with_root(_private_tree(tmp_path))
+    (folder / "sync.py").write_text("print('nothing imported')\n")
+    result = _tool(folder, "fix", "--unsafe-fixes", "--no-progress", "catalog/client.py")
+    assert result.returncode == 0, result.stderr
+    assert "def _product(session, base, sku):" in (folder / "catalog" / "client.py").read_text()
+
+
+def test_a_change_across_modules_is_not_made_when_a_caller_is_outside_the_run(tmp_path: Path,
+                                                                            server: SafetyServer) -> None:
+    """The change that threads the client through sync.py and report.py is made when both are in the run; with
+    report.py left out it would break report.py's call, so nothing is changed and both scripts still run."""
+    pytest.importorskip("requests")
+    folder = _with_root(_copy(THREADED / "before", tmp_path / "tree"))
+    before = {script: _run_script(folder, script, server)[0] for script in ("sync.py", "report.py")}
+    original = _files(folder)
+    part = _tool(folder, "fix", "--unsafe-fixes", "--no-progress", "catalog/client.py", "sync.py")
+    assert "internal error" not in part.stderr, part.stderr
+    assert _files(folder) == original, part.stderr
+    assert {script: _run_script(folder, script, server)[0] for script in before} == before
+    whole = _tool(folder, "fix", "--unsafe-fixes", "--no-progress", "catalog/client.py", "sync.py", "report.py")
+    assert whole.returncode == 0 and "3 changed" in whole.stderr, whole.stderr
+    assert {script: _run_script(folder, script, server)[0] for script in before} == before
+
+
+def _run_script(folder: Path, script: str, server: SafetyServer) -> Tuple[str, int]:
+    before = server.connections
+    result = subprocess.run([sys.executable, script, server.base], cwd=folder, capture_output=True, text=True,
+                            timeout=120, env={**_clean_env(), "PYTHONDONTWRITEBYTECODE": "1"})
+    assert result.returncode == 0, result.stderr
+    return result.stdout, server.connections - before
 
 
 # -- end to end: connections counted by a real server -------------------------------------------------------------

@@ -94,3 +94,54 @@ def test_a_config_whose_repo_is_a_local_clone_runs_the_check_hook(tmp_path: Path
                             capture_output=True, text=True, env=env, timeout=900)
     assert result.returncode == 1, result.stdout + result.stderr
     assert "fetch.py:5:9: HTP203" in result.stdout, result.stdout + result.stderr
+
+
+# HTP104's unsafe fix would give `_product` a client parameter; sync.py, which pre-commit does not hand the hook,
+# calls it the old way.
+PRIVATE_CLIENT = '''import requests
+
+
+def _product(base, sku):
+    with requests.Session() as session:
+        return session.get(f"{base}/item/{sku}", timeout=10).json()["id"]
+
+
+def sync_all(base):
+    for sku in ["tea", "cake"]:
+        print(_product(base, sku))
+'''
+PRIVATE_CALLER = "import sys\n\nfrom client import _product\n\nprint(_product(sys.argv[1], 'jam'))\n"
+
+
+@pytest.mark.slow
+def test_the_fix_hook_on_one_changed_file_keeps_a_signature_an_unchanged_file_calls(tmp_path: Path) -> None:
+    """pre-commit passes the hook the changed files only; the repository's other modules are still the
+    project, so the unsafe fix that would break sync.py's call is not made (and is made once nothing calls)."""
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    env = _env(tmp_path)
+    hooks = _hook_repository(tmp_path, env)
+    rev = subprocess.run(["git", "rev-parse", "HEAD"], cwd=hooks, check=True, capture_output=True, text=True,
+                         env=env).stdout.strip()
+    project = tmp_path / "project"
+    project.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True, env=env)
+    (project / ".pre-commit-config.yaml").write_text(
+        f"repos:\n  - repo: {hooks}\n    rev: {rev}\n    hooks:\n      - id: http-pool-fix\n"
+        "        args: [--unsafe-fixes]\n"
+    )
+    (project / "client.py").write_text(PRIVATE_CLIENT)
+    (project / "sync.py").write_text(PRIVATE_CALLER)
+    subprocess.run(["git", "add", "-A"], cwd=project, check=True, env=env)
+
+    def hook() -> str:
+        result = subprocess.run([sys.executable, "-m", "pre_commit", "run", "http-pool-fix", "--files", "client.py"],
+                                cwd=project, capture_output=True, text=True, env=env, timeout=900)
+        return result.stdout + result.stderr
+
+    output = hook()
+    assert (project / "client.py").read_text() == PRIVATE_CLIENT, output
+    assert "files were modified by this hook" not in output and "HTP104" in output, output
+    (project / "sync.py").write_text("print('no caller')\n")
+    output = hook()
+    assert "def _product(session, base, sku):" in (project / "client.py").read_text(), output

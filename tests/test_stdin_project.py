@@ -1,6 +1,7 @@
 """An editor's buffer on standard input, named as a file of a project (`flake8 --stdin-display-name NAME -`,
 `check --stdin-filename NAME -`): checked with what the project on disk says of that file, through the real
-flake8 and our command, with the same findings.
+flake8 and our command, with the same findings; `fix --stdin-filename NAME -` fixes it as `fix` of the project
+fixes that file, and leaves alone a signature another module of the project calls.
 
 Of those seeds, the ones that point at a call by line and column (a factory's call, HTP103) hold only while
 the buffer is the file as saved: an unsaved edit moves the calls, and such a seed would then land on another
@@ -9,6 +10,7 @@ call. Those are left out of an edited buffer; the ones naming functions (a hot w
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -93,3 +95,55 @@ def test_a_buffer_with_no_project_or_no_file_on_disk_is_checked_alone(tmp_path: 
                for marker in ("pyproject.toml", "setup.cfg", "setup.py", ".git")):
         assert _check(root, "app/http.py", WRAPPER) == []
         assert _flake8(root, "app/http.py", WRAPPER) == []
+
+
+# -- fix: the buffer fixed as the project's fix fixes its file ------------------------------------------------------
+def _fix_buffer(root: Path, name: str, buffer: str) -> str:
+    done = run_cli(["fix", "--isolated", "--unsafe-fixes", "--stdin-filename", name, "-"], cwd=root, stdin=buffer)
+    assert_no_traceback(done)
+    assert done.returncode in (0, 1), done.stderr
+    return done.stdout
+
+
+def _fixed_on_disk(root: Path, name: str, tmp_path: Path) -> str:
+    """The file `name` as `fix --unsafe-fixes .` writes it, in a copy of the project."""
+    copy = tmp_path / "copy"
+    shutil.copytree(root, copy)
+    done = run_cli(["fix", "--isolated", "--unsafe-fixes", "--no-progress", "."], cwd=copy)
+    assert_no_traceback(done)
+    return (copy / name).read_text()
+
+
+def test_fix_dash_fixes_the_buffer_with_what_other_modules_say(tmp_path: Path) -> None:
+    """The wrapper is hot only because of app/sync.py's loop (HTP102), and app/main.py calls a factory of
+    app/factory.py per item (HTP103): the buffer of each comes back as the project's fix writes the file."""
+    root = _project(tmp_path / "project")
+    for name, buffer in (("app/http.py", WRAPPER), ("app/main.py", PER_ITEM)):
+        expected = _fixed_on_disk(root, name, tmp_path / name.replace("/", "_"))
+        assert expected != buffer
+        assert _fix_buffer(root, name, buffer) == expected
+
+
+def test_fix_dash_leaves_an_edited_buffer_s_moved_calls_alone(tmp_path: Path) -> None:
+    """A seed by position names the saved file's factory call at 6:18; in the edited buffer that place holds
+    `open(url)`, which must not be taken for the factory and moved out of the loop."""
+    root = _project(tmp_path)
+    assert _fix_buffer(root, "app/main.py", EDITED) == EDITED
+
+
+PRIVATE = ("import aiohttp\nimport asyncio\n\n\nasync def _fetch(url):\n"
+           "    async with aiohttp.ClientSession() as session:\n"
+           "        async with session.get(url) as resp:\n            return await resp.text()\n\n\n"
+           "async def main(urls):\n    return await asyncio.gather(*[_fetch(u) for u in urls])\n")
+PRIVATE_CALLER = "from app.client import _fetch\n\n\nasync def one(url):\n    return await _fetch(url)\n"
+
+
+def test_fix_dash_keeps_a_signature_another_module_calls(tmp_path: Path) -> None:
+    """HTP104's fix gives `_fetch` a client parameter; app/other.py calls `_fetch(url)` and is not the buffer,
+    so the fix is report only. Without that caller, the buffer gets the fix."""
+    root = tmp_path
+    write_tree(root, {"pyproject.toml": "", "app/__init__.py": "", "app/client.py": PRIVATE,
+                      "app/other.py": PRIVATE_CALLER})
+    assert _fix_buffer(root, "app/client.py", PRIVATE) == PRIVATE
+    (root / "app" / "other.py").write_text("print('no caller')\n")
+    assert "async def _fetch(session, url):" in _fix_buffer(root, "app/client.py", PRIVATE)

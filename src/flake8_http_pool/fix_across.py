@@ -20,7 +20,7 @@ from collections import Counter
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Set, Tuple
 
 from .engine import ModuleSeeds, analyze
-from .fix_facts import FixFacts
+from .fix_facts import FixFacts, NamesElsewhere
 from .noqa import unsuppressed
 from .options import Options
 from .source_files import SourceError, decode_source, parse_source, quiet_parse, read_bytes
@@ -136,14 +136,16 @@ def _thread(source: _Source, finding: Any, paths: Sequence[str], seeds: Dict[str
     if side is None or side.position != 0 or index.scope_of(side.function) is not source.tree:
         return None  # a method or a nested function: its callers' shapes are not planned across modules
     name = side.function.name
-    if not (_private(name) or facts_of(source.path).application):
+    facts = facts_of(source.path)
+    if not (_private(name) or facts.application):
         return None  # public: callers outside the project would break
+    if isinstance(facts.named_elsewhere, NamesElsewhere) and facts.named_elsewhere.named_outside_the_run(name):
+        return None  # a module of the project that this run does not fix names it: a caller there would break
     imported = _constructor_import(source.tree, side.base_name)
     if imported is None or any(isinstance(n, ast.Name) and n.id != side.base_name for n in ast.walk(side.call)):
         return None  # the callers' modules could not build the client as this module does
     lines = source_lines(source.text)
     constructor_code = _text(lines, _span(side.call))
-    facts = facts_of(source.path)
     if facts.with_module(facts.module, source.tree).is_patched(side.base_name, constructor_code.split("(", 1)[0]):
         return None  # a test patches the client where it is made now; made in the callers, it would escape that
 

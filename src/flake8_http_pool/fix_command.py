@@ -25,7 +25,7 @@ from types import FrameType
 from typing import (Any, Callable, Dict, FrozenSet, Iterable, Iterator, List, NamedTuple, Optional, Set, TextIO,
                     Tuple)
 
-from .fix_facts import NO_FACTS, AskNames, FixFacts, NamesElsewhere
+from .fix_facts import NO_FACTS, AskNames, FixFacts, NamesElsewhere, project_root
 from .formats import shown
 from .options import Options
 
@@ -555,7 +555,7 @@ def run_fix(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: Tex
         skipped.append((path, reason))
 
     if cli.STDIN in args.paths:
-        return _fix_stdin(args, stdin, stdout, stderr, resolver, mode, on_error)
+        return _fix_stdin(args, stdin, stdout, stderr, resolver, scanned_settings.config, mode, on_error)
     # Each folder's config decides what is excluded below it, and each file is fixed with its own config's
     # settings (per-file-ignores included: a site of an ignored code is never touched, as with noqa).
     discovery = Discovery(resolver, on_error)
@@ -590,7 +590,7 @@ def run_fix(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: Tex
                   cache.folder if cache is not None else None), cache, jobs, own, planned)
     targets = with_project_seeds(targets, resolver.overrides, cli._note(stderr), cache, jobs, first)
     shared = (resolver.overrides, args.unsafe_fixes, mode, args.timeout_per_file, roots)
-    names = _Names([t.path for t in targets], jobs)
+    names = _Names(targets, jobs)
     # Changes across modules (HTP104's parameter threaded through other modules' callers) are carried out
     # here, each all or nothing; their files are done, the others go to the workers.
     across, held, targets = fix_across_modules(targets, resolver.overrides, args.unsafe_fixes, mode, on_error,
@@ -828,17 +828,25 @@ class _Names:
     # A file planned again asks only names it did not ask before; past this many rounds something is wrong.
     ROUNDS = 8
 
-    def __init__(self, paths: List[str], jobs: int) -> None:
-        self.paths = paths
+    def __init__(self, targets: List[FixTarget], jobs: int) -> None:
+        self.paths = [t.path for t in targets]
+        # Each file's project (fix_facts.project_root: the one whose facts its fix is planned with), listed
+        # when a plan first asks: its files the run does not fix are searched too, as callers never edited.
+        self.roots = sorted({root for root in (project_root(os.path.abspath(t.path), None if t.explicit else t.root)
+                                               for t in targets) if root is not None})
+        self.outside: Optional[List[str]] = None
         self.jobs = jobs
         self.current = NamesElsewhere()
 
     def answer(self, asked: Iterable[str]) -> None:
-        from .project_run import names_named_twice
+        from .project_run import names_named
 
         new = frozenset(asked) - self.current.known
         if new:
-            self.current = self.current.answered(names_named_twice(self.paths, new, jobs=self.jobs), new)
+            if self.outside is None:
+                self.outside = the_rest_of(self.roots, self.paths)
+            found = names_named(self.paths, new, self.outside, jobs=self.jobs)
+            self.current = self.current.answered(found.twice, new, found.outside)
 
     def given(self, targets: Iterable[FixTarget]) -> Iterator[FixTarget]:
         """The targets with the answers known when each is handed out."""
@@ -881,6 +889,19 @@ class _Names:
                                 "other modules use)")
 
 
+def the_rest_of(roots: Iterable[str], paths: Iterable[str]) -> List[str]:
+    """The Python files of the projects at `roots` that are not among `paths` (absolute), as the flake8 plugin
+    lists a project's files, but with no exclude: a module `--exclude` leaves out may still call a function."""
+    from .plugin_project import project_files
+    from .project_cache import CACHE_DIR_NAME
+
+    given = {os.path.abspath(path) for path in paths}
+    rest: Set[str] = set()
+    for root in roots:
+        rest.update(path for path in project_files(root, (), CACHE_DIR_NAME) if path not in given)
+    return sorted(rest)
+
+
 def _has_unpooled_calls(target: FixTarget, overrides: Any) -> bool:
     from .settings import resolved
 
@@ -921,12 +942,67 @@ def shown_fixes(path: str, applied: Iterable[Tuple[str, int]]) -> str:
     return f"{shown(path)}: {', '.join(parts)}\n"
 
 
-def _fix_stdin(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO, resolver: Any, mode: str,
-               on_error: Callable[..., None]) -> int:
+class _BufferProject:
+    """What the project says of an editor's buffer (`fix --stdin-filename app/http.py -`), as `check -` and the
+    flake8 plugin see it: the seeds of the file it stands for (plugin_project.buffer_seeds: those that point at a
+    call by its position wait for the save), and which of its names the project's other modules use.
+
+    The project is --project-from's list, else the Python files of the file's project root; a buffer named
+    as no file on disk gets no seeds, and one with no project root is fixed alone."""
+
+    def __init__(self, args: argparse.Namespace, stdin: TextIO, resolver: Any, config: Any, data: bytes,
+                 note: Callable[[str], None]) -> None:
+        from . import cli
+        from .plugin_project import buffer_seeds
+        from .project_run import project_seeds
+        from .runner import worker_count
+        from .shards import context_candidates, stdin_project
+
+        self.jobs = worker_count(args.jobs, note)
+        self.seeds: Any = None
+        named = os.path.abspath(args.stdin_filename) if args.stdin_filename else None
+        self.path = named
+        self.root = project_root(named) if named is not None else None
+        self.outside: Optional[List[str]] = None
+        on_disk = cli.stdin_on_disk(args)
+        if args.project_from is not None:
+            context = context_candidates(args.project_from, stdin, resolver)
+        else:
+            context = stdin_project(on_disk, resolver) if on_disk is not None else []
+        if on_disk is not None and context:
+            cache = cli.open_project_cache(args, config, [c.path for c in context], note)
+            solved = project_seeds([(c.path, c.key) for c in context], resolver.overrides, note, cache, self.jobs)
+            self.seeds = buffer_seeds(solved.get(on_disk), on_disk, data)
+
+    def answering(self, plan: Callable[[FixFacts], Any], facts: FixFacts) -> Any:
+        """`plan(facts)`, with the names other modules use answered as the plan asks (fix_facts.AskNames). The
+        buffer's own file on disk is not searched: any other file of the project naming a def is a caller the
+        buffer's fix cannot edit."""
+        if self.root is None or self.path is None:
+            return plan(facts)
+        from .project_run import names_named
+
+        names = NamesElsewhere()
+        for _ in range(_Names.ROUNDS):
+            try:
+                return plan(facts._replace(named_elsewhere=names))
+            except AskNames as asked:
+                if self.outside is None:
+                    self.outside = the_rest_of([self.root], [self.path])
+                found = names_named([], asked.names - names.known, self.outside, jobs=self.jobs)
+                names = names.answered(found.outside, asked.names, found.outside)
+        # A plan that keeps asking: every name it asked about counts as used elsewhere (the safe answer).
+        return plan(facts._replace(named_elsewhere=names.named | names.known))
+
+
+def _fix_stdin(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO, resolver: Any, config: Any,
+               mode: str, on_error: Callable[..., None]) -> int:
     """`fix -`: fix the source on standard input and print it (or its diff) on stdout; never writes a file.
 
     In the default mode the whole source is printed, fixed or not, as ruff does: an editor replaces its buffer
     with what comes back, so a source that cannot be fixed comes back unchanged (exit 2, the reason on stderr).
+    A buffer named as a file of a project (--stdin-filename) is fixed as `fix` of the project fixes that file
+    (see _BufferProject).
     """
     from . import cli
     from .fix_facts import facts_for_file
@@ -963,10 +1039,16 @@ def _fix_stdin(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
             raise refused
         text = decode_source(data)
         facts = facts_for_file(os.path.abspath(args.stdin_filename), settings) if args.stdin_filename else settings
-        if mode == CHECK:
-            result = planned_fixes(text, options, codes, args.unsafe_fixes, filename=name, facts=facts)
-        else:
-            result = fix_source(text, options, codes, args.unsafe_fixes, filename=name, facts=facts)
+        project = _BufferProject(args, stdin, resolver, config, data, cli._note(stderr))
+
+        def plan(facts: FixFacts) -> Any:
+            if mode == CHECK:
+                return planned_fixes(text, options, codes, args.unsafe_fixes, filename=name, facts=facts,
+                                     seeds=project.seeds)
+            return fix_source(text, options, codes, args.unsafe_fixes, filename=name, facts=facts,
+                              seeds=project.seeds)
+
+        result = project.answering(plan, facts)
     except SourceError as error:
         on_error(name, error.reason, error.where)
         echo()
@@ -980,7 +1062,8 @@ def _fix_stdin(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
         echo()
         return cli.EXIT_ERROR
     changed = bool(result.applied) if mode == CHECK else result.text != text
-    remaining = Counter(dict(remaining_findings(result.text, options, codes, name))) if mode == WRITE else Counter()
+    remaining = Counter(dict(remaining_findings(result.text, options, codes, name, result.seeds))) \
+        if mode == WRITE else Counter()
     if mode == WRITE:
         if changed:
             stdout.write(result.text)

@@ -117,6 +117,8 @@ class NamesElsewhere(NamedTuple):
 
     known: FrozenSet[str] = frozenset()
     named: FrozenSet[str] = frozenset()
+    # Of `known`, those a file of the project that the run does not fix names (a caller there is never edited).
+    outside: FrozenSet[str] = frozenset()
 
     def __contains__(self, name: object) -> bool:
         if name in self.named:
@@ -128,9 +130,20 @@ class NamesElsewhere(NamedTuple):
     def __bool__(self) -> bool:
         return True
 
-    def answered(self, named: Iterable[str], asked: Iterable[str]) -> "NamesElsewhere":
-        """These facts with the answers for `asked` added (`named`: those of them the project names twice)."""
-        return NamesElsewhere(self.known | frozenset(asked), self.named | frozenset(named))
+    def named_outside_the_run(self, name: str) -> bool:
+        """Whether a module of the project that this run does not fix names `name`: a change that edits the
+        callers it can see would leave a caller there broken."""
+        if name in self.outside:
+            return True
+        if name in self.known:
+            return False
+        raise AskNames(frozenset({name}))
+
+    def answered(self, named: Iterable[str], asked: Iterable[str], outside: Iterable[str] = ()) -> "NamesElsewhere":
+        """These facts with the answers for `asked` added (`named`: those of them the project names twice;
+        `outside`: those a file outside the run names)."""
+        return NamesElsewhere(self.known | frozenset(asked), self.named | frozenset(named),
+                              self.outside | frozenset(outside))
 
 
 def patch_targets(tree: ast.AST) -> Iterator[str]:

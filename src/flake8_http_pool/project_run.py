@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import re
 from collections import Counter
-from typing import Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
+from typing import Any, Callable, Dict, FrozenSet, List, NamedTuple, Optional, Sequence, Set, Tuple
 
 from .engine import ModuleSeeds
 
@@ -65,34 +65,54 @@ POOL_AT_FILES = 200
 _WORD = re.compile(rb"[^\W\d]\w*")
 
 
-def names_named_twice(paths: Sequence[str], names: FrozenSet[str], max_size: int = 0, jobs: int = 1) -> FrozenSet[str]:
+class NamedWords(NamedTuple):
+    """What `names_named` found: the names two or more files hold, and those a file outside the run holds."""
+
+    twice: FrozenSet[str]
+    outside: FrozenSet[str]
+
+
+def names_named(paths: Sequence[str], names: FrozenSet[str], outside: Sequence[str] = (), max_size: int = 0,
+                jobs: int = 1) -> NamedWords:
     """Of `names` (the defs and classes a planner asked about, fix_facts.NamesElsewhere), those that more than
-    one of `paths` holds as a word: the file defining a name holds it, so a second one names it elsewhere.
+    one file of `paths` and `outside` holds as a word (the file defining a name holds it, so a second one names
+    it elsewhere), and those that a file of `outside` holds: `paths` are the run's files, `outside` the rest of
+    their projects, which the run does not edit.
 
     What `fix` needs before it changes a signature: a word in another module's text may be a call, an import
-    or a reference to the function, which that module's own plan would not edit. Bytes only, no parse: a name
-    in a comment or a string counts too, which costs a fix, never a caller. A file that cannot be read is
-    passed over (its own fix reports it); `max_size` (0: none) passes larger files over the same way. A name
-    that is not ASCII is taken as named (words are found as ASCII runs, and a caller must not be missed).
-    Searched in `jobs` worker processes from POOL_AT_FILES files on."""
+    or a reference to the function, which that module's own plan would not edit, and a module outside the run
+    is not edited at all. Bytes only, no parse: a name in a comment or a string counts too, which costs a fix,
+    never a caller. A file that cannot be read is passed over (its own fix reports it); `max_size` (0: none)
+    passes larger files over the same way. A name that is not ASCII is taken as named both ways (words are
+    found as ASCII runs, and a caller must not be missed). Searched in `jobs` worker processes from
+    POOL_AT_FILES files on."""
     from .runner import Runner
 
     wanted = frozenset(name.encode("ascii") for name in names if name.isascii())
-    named = {name for name in names if not name.isascii()}
+    unsure = frozenset(name for name in names if not name.isascii())
+    twice, beyond = set(unsure), set(unsure)
     if wanted:
         unique = sorted({os.path.abspath(p) for p in paths})
+        mine = set(unique)
+        others = sorted({os.path.abspath(p) for p in outside} - mine)
         counts: "Counter[bytes]" = Counter()  # per name, how many files hold it
-        workers = jobs if len(unique) >= POOL_AT_FILES else 1
-        found_in = Runner(_named_job, (wanted, max_size), lambda path: (), workers).run(unique)
+        outside_counts: "Counter[bytes]" = Counter()  # per name, how many files outside the run hold it
+        everything = others + unique  # outside first: there one file is enough to settle a name
+        workers = jobs if len(everything) >= POOL_AT_FILES else 1
+        found_in = Runner(_named_job, (wanted, max_size), lambda path: (), workers).run(everything)
         try:
-            for found in found_in:
+            for index, found in enumerate(found_in):
                 counts.update(found)
-                if len(counts) == len(wanted) and min(counts.values()) > 1:
-                    break  # every name is in two files: the rest cannot change an answer (`get` is everywhere)
+                if index < len(others):
+                    outside_counts.update(found)
+                if len(counts) == len(wanted) and min(counts.values()) > 1 and (
+                        index >= len(others) - 1 or len(outside_counts) == len(wanted)):
+                    break  # nothing left to read can change an answer (`get` is everywhere)
         finally:
             found_in.close()
-        named.update(name.decode("ascii") for name, count in counts.items() if count > 1)
-    return frozenset(named)
+        twice.update(name.decode("ascii") for name, count in counts.items() if count > 1)
+        beyond.update(name.decode("ascii") for name in outside_counts)
+    return NamedWords(frozenset(twice), frozenset(beyond))
 
 
 def _read(path: str, max_size: int) -> Optional[bytes]:

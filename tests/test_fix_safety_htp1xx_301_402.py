@@ -246,13 +246,16 @@ def test_htp104_functions_of_a_main_module_are_fixed(tmp_path: Path) -> None:
 
 def test_htp104_main_block_of_a_package_module_is_not_a_script(tmp_path: Path) -> None:
     """`pkg/tool.py` with a main block is still importable as `pkg.tool` (its functions are often the API)."""
-    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'pkg'\n", encoding="utf-8")
-    _write(tmp_path, "pkg/__init__.py", "")
+    project = tmp_path / "project"
+    _write(project, "pyproject.toml", "[project]\nname = 'pkg'\n")
+    _write(project, "pkg/__init__.py", "")
     source = PUBLIC_FETCH + '\n\nif __name__ == "__main__":\n    print(fetch_all(["http://127.0.0.1:1/"]))\n'
-    path = _write(tmp_path, "pkg/tool.py", source)
+    path = _write(project, "pkg/tool.py", source)
     _fix(path, "--unsafe-fixes")
     assert path.read_text(encoding="utf-8") == source
-    alone = _write(tmp_path / "scripts", "tool.py", source)  # a file of its own: a script
+    # A file of its own, in no project: a script. (Inside the project above, pkg/tool.py would name its
+    # `fetch`, and a function another module names keeps its signature.)
+    alone = _write(tmp_path / "scripts", "tool.py", source)
     _fix(alone, "--unsafe-fixes")
     assert "def fetch(s, url):" in alone.read_text(encoding="utf-8")
 

@@ -606,3 +606,24 @@ def test_a_worker_that_will_not_exit_after_the_run_does_not_hang_it() -> None:
     results, seconds, grace = done.stdout.split("] ")[0] + "]", *map(float, done.stdout.split("] ")[1].split())
     assert results == "[2, 4, 6, 8]"
     assert seconds < grace + 10, done.stdout
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="workers are forked only where fork exists")
+def test_a_worker_stopped_before_its_own_handlers_exits_quietly() -> None:
+    """A pool worker forked during `fix` starts with the parent's handler for SIGTERM until its initializer sets
+    its own (runner._init_worker). A stop landing in that window (the end of a run stopping a worker still
+    starting up, seen on CI) must end the child, not raise the parent's Interrupted in it and print the
+    traceback of the pool's start-up."""
+    from flake8_http_pool.fix_command import _stopped_by_signals
+
+    with _stopped_by_signals():
+        pid = os.fork()
+        if pid == 0:  # the child, as a worker is before its initializer runs
+            try:
+                os.kill(os.getpid(), signal.SIGTERM)
+                time.sleep(5)
+                os._exit(0)
+            except BaseException:  # noqa: BLE001 - the parent's Interrupted, raised in the child
+                os._exit(99)
+        _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 128 + signal.SIGTERM, status

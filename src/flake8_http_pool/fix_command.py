@@ -1101,8 +1101,13 @@ def _stopped_by_signals() -> Iterator[None]:
         yield
         return
     raised: List[int] = []
+    me = os.getpid()
 
     def stop(signum: int, frame: Optional[FrameType]) -> None:
+        if os.getpid() != me:
+            # A worker forked from this process, stopped before it set its own handlers (runner._init_worker):
+            # it has nothing to unwind, and raising there prints a traceback from the pool's start-up.
+            os._exit(128 + signum)
         if not raised:
             raised.append(signum)
             raise Interrupted(signum)

@@ -72,10 +72,12 @@ def worker_count(requested: Optional[int], note: Callable[[str], None]) -> int:
 def _init_worker(job: Callable[..., Any], shared: Any) -> None:
     global _job, _shared, _parent_pid
     _job, _shared = job, shared
-    _die_with_parent()
-    _parent_pid = os.getppid()
+    # The handlers first: a stop sent while the rest starts up (importing ctypes takes a while) must end the
+    # worker quietly, not run a handler inherited from the parent and print its traceback.
     for signum in STOP_SIGNALS:
         signal.signal(signum, _worker_stop)
+    _parent_pid = os.getppid()
+    _die_with_parent()
 
 
 def _die_with_parent() -> None:

@@ -80,7 +80,9 @@ def _chunks(diff: str) -> Dict[str, str]:
     return chunks
 
 
-@pytest.mark.parametrize("shards", [2, 3, 0], ids=lambda n: f"{n} shards" if n else "a shard per file")
+@pytest.mark.parametrize("shards", [2, pytest.param(3, marks=pytest.mark.slow),
+                                    pytest.param(0, marks=pytest.mark.slow)],
+                         ids=lambda n: f"{n} shards" if n else "a shard per file")
 def test_the_shards_diffs_are_the_unsharded_diff(tree: Path, shards: int) -> None:
     paths = python_files(tree)
     _list(tree, "all.txt", paths)

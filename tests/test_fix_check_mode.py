@@ -26,8 +26,9 @@ def test_planned_verdict_matches_the_fix(path: Path, unsafe: bool) -> None:
 _FIXTURES = Path(__file__).parent / "fixtures"
 
 
-@pytest.mark.parametrize("unsafe", [False, pytest.param(True, marks=pytest.mark.slow)], ids=["safe", "unsafe"])
-@pytest.mark.parametrize("cache", [False, pytest.param(True, marks=pytest.mark.slow)], ids=["no-cache", "cache"])
+@pytest.mark.slow
+@pytest.mark.parametrize("unsafe", [False, True], ids=["safe", "unsafe"])
+@pytest.mark.parametrize("cache", [False, True], ids=["no-cache", "cache"])
 def test_plans_made_in_the_model_s_first_phase_are_the_ones_made_after_it(tmp_path: Path, monkeypatch, capsys,
                                                                           unsafe: bool, cache: bool) -> None:
     """`fix --check` plans each file in the project model's phase 1, and keeps that plan for a file the model

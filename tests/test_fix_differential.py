@@ -48,7 +48,7 @@ from flake8_http_pool.fixing import fix_source
 STANDINS = Path(__file__).parent / "standins"
 RUNNER = STANDINS / "run_programs.py"
 DEFAULT_SEED = 9009
-QUICK_EXAMPLES = int(os.environ.get("HTP_FUZZ_EXAMPLES", "100"))
+QUICK_EXAMPLES = int(os.environ.get("HTP_FUZZ_EXAMPLES", "50"))
 SLOW_EXAMPLES = int(os.environ.get("HTP_FUZZ_SLOW_EXAMPLES", "1000"))
 SHRINK = int(os.environ.get("HTP_FUZZ_SHRINK", "0"))
 CLI_SAMPLES = 3  # programs also fixed through the real command, which must agree with fix_source

@@ -162,14 +162,15 @@ for response in responses:
     print(response.json()["id"])
 """
 
+# The default suite runs one shape per library; `.ci/run` runs them all (-m 'slow or not slow').
 LOOP_PROGRAMS = [
-    pytest.param(REQUESTS_GENERATOR, ("requests",), 20, id="requests-generator-consumed-later"),
+    pytest.param(REQUESTS_GENERATOR, ("requests",), 20, id="requests-generator-consumed-later", marks=pytest.mark.slow),
     pytest.param(REQUESTS_LOOP, ("requests",), 20, id="requests-loop"),
-    pytest.param(REQUESTS_COMPREHENSION, ("requests",), 20, id="requests-comprehension"),
-    pytest.param(REQUESTS_PAGINATION, ("requests",), PAGES, id="requests-while-pagination"),
+    pytest.param(REQUESTS_COMPREHENSION, ("requests",), 20, id="requests-comprehension", marks=pytest.mark.slow),
+    pytest.param(REQUESTS_PAGINATION, ("requests",), PAGES, id="requests-while-pagination", marks=pytest.mark.slow),
     pytest.param(HTTPX_LOOP, ("httpx",), 20, id="httpx-loop"),
     pytest.param(AIOHTTP_LOOP, ("aiohttp",), 20, id="aiohttp-loop"),
-    pytest.param(AIOHTTP_ASYNC_FOR, ("aiohttp",), 20, id="aiohttp-async-for"),
+    pytest.param(AIOHTTP_ASYNC_FOR, ("aiohttp",), 20, id="aiohttp-async-for", marks=pytest.mark.slow),
 ]
 
 
@@ -390,6 +391,7 @@ def test_client_per_request_in_a_loop_becomes_one_connection(
     assert not check_source(fixed)
 
 
+@pytest.mark.slow
 def test_client_per_request_gathered_shares_one_pool(tmp_path: Path, server: Server) -> None:
     _need("aiohttp")
     _need_htp104()
@@ -468,8 +470,9 @@ def download(url, path):
 
 DOWNLOAD_PROGRAMS = [
     pytest.param(REQUESTS_DOWNLOAD, ("requests",), "iter_content(chunk_size=65536)", id="requests-download"),
-    pytest.param(AIOHTTP_DOWNLOAD, ("aiohttp",), "resp.content.iter_chunked(65536)", id="aiohttp-download"),
-    pytest.param(URLLIB_DOWNLOAD, (), "shutil.copyfileobj(r, f)", id="urllib-download"),
+    pytest.param(AIOHTTP_DOWNLOAD, ("aiohttp",), "resp.content.iter_chunked(65536)",
+                 id="aiohttp-download", marks=pytest.mark.slow),
+    pytest.param(URLLIB_DOWNLOAD, (), "shutil.copyfileobj(r, f)", id="urllib-download", marks=pytest.mark.slow),
 ]
 
 

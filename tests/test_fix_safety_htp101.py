@@ -349,6 +349,7 @@ _LOOPS = (
 )
 
 
+@pytest.mark.slow
 def test_imports_differential(monkeypatch: pytest.MonkeyPatch) -> None:
     """Programs with module-level, function-local, conditional, guarded and in-loop imports of requests, run
     before and after the fix with an empty and a full loop, with the flag on and off: the fixed program

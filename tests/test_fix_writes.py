@@ -319,7 +319,9 @@ LINE_ENDS: Dict[str, "tuple[bytes, bytes]"] = {
 }
 
 
-@pytest.mark.parametrize("case", sorted(LINE_ENDS))
+# The default suite runs two of them; `.ci/run` runs them all.
+@pytest.mark.parametrize("case", [case if case in ("crlf", "mixed-crlf-loop")
+                                  else pytest.param(case, marks=pytest.mark.slow) for case in sorted(LINE_ENDS)])
 def test_line_ends_and_form_feeds_survive_exactly(tmp_path: Path, case: str) -> None:
     original, expected = LINE_ENDS[case]
     (tmp_path / "mod.py").write_bytes(original)
@@ -477,7 +479,8 @@ def assert_each_file_whole(tree: Path, fixed: bytes) -> Dict[Path, bytes]:
 
 
 @pytest.mark.parametrize("signum,jobs", [
-    (signal.SIGTERM, 2), (signal.SIGHUP, 2), (signal.SIGINT, 2), (signal.SIGTERM, 1),
+    (signal.SIGTERM, 2), *(pytest.param(*case, marks=pytest.mark.slow)
+                           for case in ((signal.SIGHUP, 2), (signal.SIGINT, 2), (signal.SIGTERM, 1))),
 ])
 def test_a_stopping_signal_leaves_whole_files_and_no_temporary_file(tmp_path: Path, signum: int, jobs: int) -> None:
     tree, fixed = many_files(tmp_path)

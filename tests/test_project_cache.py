@@ -330,7 +330,9 @@ def test_a_warm_run_after_an_edit_reads_only_the_edited_file(tmp_path: Path, age
             _parsed(log)
 
 
-@pytest.mark.parametrize("codes", [None, ("HTP101",), ("HTP203", "HTP402")], ids=["all", "one", "two"])
+@pytest.mark.parametrize("codes", [None, pytest.param(("HTP101",), marks=pytest.mark.slow),
+                                   pytest.param(("HTP203", "HTP402"), marks=pytest.mark.slow)],
+                         ids=["all", "one", "two"])
 def test_a_summary_from_a_fix_plan_s_analysis_is_the_summary(codes) -> None:
     """`fix --check` summarizes a module from the Analysis its plan built (LocalModules.summary_of_read), whatever
     rules the plan ran: the summary is the one a parse of its own gives."""

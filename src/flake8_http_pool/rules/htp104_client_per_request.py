@@ -114,6 +114,12 @@ names it other than by importing it and calling it (`mod.f`, passed on as a valu
 its own module calls too, is left to report. With the project model, a function another module names is
 never given a parameter by the fix of its own module alone.
 
+A run over part of a project (pre-commit hands `fix` only the changed files; `--exclude`; `fix -` for an
+editor's buffer) still reads the rest of each file's project (the nearest folder holding `pyproject.toml`,
+`setup.cfg`, `setup.py` or `.git`) for the function's name when a plan is about to add the parameter: a module
+the run does not fix cannot have its calls edited, so a function it names keeps its signature and the finding
+stays report only. Run `fix` on the whole project to make the change across modules.
+
 Comments survive the fix.""",
     options="""\
 `hot-decorators` (`--http-pool-hot-decorators` for flake8, `hot-decorators` in `[tool.flake8-http-pool]` of

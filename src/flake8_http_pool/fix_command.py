@@ -829,11 +829,8 @@ class _Names:
     ROUNDS = 8
 
     def __init__(self, targets: List[FixTarget], jobs: int) -> None:
+        self.targets = targets
         self.paths = [t.path for t in targets]
-        # Each file's project (fix_facts.project_root: the one whose facts its fix is planned with), listed
-        # when a plan first asks: its files the run does not fix are searched too, as callers never edited.
-        self.roots = sorted({root for root in (project_root(os.path.abspath(t.path), None if t.explicit else t.root)
-                                               for t in targets) if root is not None})
         self.outside: Optional[List[str]] = None
         self.jobs = jobs
         self.current = NamesElsewhere()
@@ -844,7 +841,13 @@ class _Names:
         new = frozenset(asked) - self.current.known
         if new:
             if self.outside is None:
-                self.outside = the_rest_of(self.roots, self.paths)
+                # Each file's project (fix_facts.project_root: the one whose facts its fix is planned with),
+                # found and listed when a plan first asks: its files the run does not fix are searched too, as
+                # callers that are never edited.
+                folders = {(os.path.dirname(os.path.abspath(t.path)), None if t.explicit else t.root)
+                           for t in self.targets}
+                roots = {project_root(folder, walked) for folder, walked in sorted(folders, key=str)} - {None}
+                self.outside = the_rest_of(sorted(roots), self.paths)  # type: ignore[arg-type]
             found = names_named(self.paths, new, self.outside, jobs=self.jobs)
             self.current = self.current.answered(found.twice, new, found.outside)
 

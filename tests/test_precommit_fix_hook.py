@@ -12,7 +12,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Dict
+from typing import Dict, Tuple
 
 import pytest
 
@@ -46,6 +46,14 @@ def _hook_repository(tmp_path: Path, env: Dict[str, str]) -> Path:
     for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "hooks"]):
         subprocess.run(["git", *args], cwd=hooks, check=True, capture_output=True, env=env)
     return hooks
+
+
+def _hook_revision(tmp_path: Path, env: Dict[str, str]) -> Tuple[Path, str]:
+    """The hook repository (see _hook_repository) and its commit, for a config's `repo:` and `rev:`."""
+    hooks = _hook_repository(tmp_path, env)
+    rev = subprocess.run(["git", "rev-parse", "HEAD"], cwd=hooks, check=True, capture_output=True, text=True,
+                         env=env).stdout.strip()
+    return hooks, rev
 
 
 def _project(tmp_path: Path, env: Dict[str, str]) -> Path:
@@ -83,9 +91,7 @@ def test_a_config_whose_repo_is_a_local_clone_runs_the_check_hook(tmp_path: Path
     if shutil.which("git") is None:
         pytest.skip("git is not installed")
     env = _env(tmp_path)
-    hooks = _hook_repository(tmp_path, env)
-    rev = subprocess.run(["git", "rev-parse", "HEAD"], cwd=hooks, check=True, capture_output=True, text=True,
-                         env=env).stdout.strip()
+    hooks, rev = _hook_revision(tmp_path, env)
     project = _project(tmp_path, env)
     (project / ".pre-commit-config.yaml").write_text(
         f"repos:\n  - repo: {hooks}\n    rev: {rev}\n    hooks:\n      - id: http-pool-check\n"
@@ -98,18 +104,6 @@ def test_a_config_whose_repo_is_a_local_clone_runs_the_check_hook(tmp_path: Path
 
 # HTP104's unsafe fix would give `_product` a client parameter; sync.py, which pre-commit does not hand the hook,
 # calls it the old way.
-PRIVATE_CLIENT = '''import requests
-
-
-def _product(base, sku):
-    with requests.Session() as session:
-        return session.get(f"{base}/item/{sku}", timeout=10).json()["id"]
-
-
-def sync_all(base):
-    for sku in ["tea", "cake"]:
-        print(_product(base, sku))
-'''
 PRIVATE_CALLER = "import sys\n\nfrom client import _product\n\nprint(_product(sys.argv[1], 'jam'))\n"
 
 
@@ -120,9 +114,7 @@ def test_the_fix_hook_on_one_changed_file_keeps_a_signature_an_unchanged_file_ca
     if shutil.which("git") is None:
         pytest.skip("git is not installed")
     env = _env(tmp_path)
-    hooks = _hook_repository(tmp_path, env)
-    rev = subprocess.run(["git", "rev-parse", "HEAD"], cwd=hooks, check=True, capture_output=True, text=True,
-                         env=env).stdout.strip()
+    hooks, rev = _hook_revision(tmp_path, env)
     project = tmp_path / "project"
     project.mkdir()
     subprocess.run(["git", "init", "-q"], cwd=project, check=True, env=env)
@@ -130,6 +122,8 @@ def test_the_fix_hook_on_one_changed_file_keeps_a_signature_an_unchanged_file_ca
         f"repos:\n  - repo: {hooks}\n    rev: {rev}\n    hooks:\n      - id: http-pool-fix\n"
         "        args: [--unsafe-fixes]\n"
     )
+    from test_fix_across_modules import _PRIVATE_CLIENT as PRIVATE_CLIENT
+
     (project / "client.py").write_text(PRIVATE_CLIENT)
     (project / "sync.py").write_text(PRIVATE_CALLER)
     subprocess.run(["git", "add", "-A"], cwd=project, check=True, env=env)

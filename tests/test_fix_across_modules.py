@@ -280,18 +280,15 @@ def test_a_change_across_modules_is_not_made_when_a_caller_is_outside_the_run(tm
     assert {script: _run_script(folder, script, server)[0] for script in before} == before
 
 
-def _run_script(folder: Path, script: str, server: SafetyServer) -> Tuple[str, int]:
-    before = server.connections
-    result = subprocess.run([sys.executable, script, server.base], cwd=folder, capture_output=True, text=True,
-                            timeout=120, env={**_clean_env(), "PYTHONDONTWRITEBYTECODE": "1"})
-    assert result.returncode == 0, result.stderr
-    return result.stdout, server.connections - before
-
-
 # -- end to end: connections counted by a real server -------------------------------------------------------------
 def _run(folder: Path, server: SafetyServer) -> Tuple[str, int]:
+    return _run_script(folder, "-m app.main", server)
+
+
+def _run_script(folder: Path, script: str, server: SafetyServer) -> Tuple[str, int]:
+    """Run `python SCRIPT BASE` in `folder` (SCRIPT may be `-m module`): its stdout and the connections it opened."""
     before = server.connections
-    result = subprocess.run([sys.executable, "-m", "app.main", server.base], cwd=folder, capture_output=True,
+    result = subprocess.run([sys.executable, *script.split(), server.base], cwd=folder, capture_output=True,
                             text=True, timeout=120, env={**_clean_env(), "PYTHONDONTWRITEBYTECODE": "1"})
     assert result.returncode == 0, result.stderr
     return result.stdout, server.connections - before
@@ -405,18 +402,10 @@ def test_a_change_across_files_is_not_written_when_one_file_changed_meanwhile(
 def test_threaded_client_end_to_end(tmp_path: Path, server: SafetyServer) -> None:
     pytest.importorskip("requests")
     folder = _copy(THREADED / "before", tmp_path / "tree")
-
-    def run(script: str) -> Tuple[str, int]:
-        before = server.connections
-        result = subprocess.run([sys.executable, script, server.base], cwd=folder, capture_output=True, text=True,
-                                timeout=120, env={**_clean_env(), "PYTHONDONTWRITEBYTECODE": "1"})
-        assert result.returncode == 0, result.stderr
-        return result.stdout, server.connections - before
-
-    before = {script: run(script) for script in ("sync.py", "report.py")}
+    before = {script: _run_script(folder, script, server) for script in ("sync.py", "report.py")}
     fixed = _tool(folder, "fix", "--preview", "--unsafe-fixes", "--no-progress", ".")
     assert fixed.returncode == 0, fixed.stderr
-    after = {script: run(script) for script in ("sync.py", "report.py")}
+    after = {script: _run_script(folder, script, server) for script in ("sync.py", "report.py")}
     print(f"client threaded across modules: connections {before} -> {after}")
     assert {s: out for s, (out, _) in after.items()} == {s: out for s, (out, _) in before.items()}
     assert before["sync.py"][1] == 3 and after["sync.py"][1] == 1

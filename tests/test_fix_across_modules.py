@@ -229,6 +229,50 @@ def test_names_elsewhere_asks_for_what_it_does_not_know() -> None:
         names.named_outside_the_run("other")
 
 
+
+def test_a_plan_that_keeps_asking_gets_the_safe_answer(tmp_path: Path) -> None:
+    """Each round answers every name asked; a plan asking a new name every time is a bug of ours, and its last
+    plan must count what it asks as named (no new parameter), never let AskNames end the run."""
+    from flake8_http_pool.fix_command import _Names
+
+    _with_root(tmp_path)
+    (tmp_path / "a.py").write_text("def a0(): pass\n")
+    names = _Names([str(tmp_path / "a.py")], [(str(tmp_path), None)], jobs=1)
+    asked: List[str] = []
+
+    def plan() -> Tuple[bool, bool]:
+        name = f"a{len(asked)}"
+        asked.append(name)
+        return name in names.current, names.current.named_outside_the_run(name)
+
+    assert names.answering(plan) == (True, True)
+    assert len(asked) == _Names.ROUNDS + 1
+    assert names.current.known == frozenset(asked[:-1]) and not names.current.rest_named  # not kept for others
+
+
+def test_a_buffer_counts_one_other_file_where_a_run_needs_two(tmp_path: Path) -> None:
+    """`fix -` fixes a buffer, not the file on disk it stands for: there `_fetch` may be new, not saved yet,
+    and one other file naming it is a caller. A run fixing the file on disk needs a second file holding the
+    word (the one defining it holds it), though a file outside the run is one still."""
+    from flake8_http_pool.fix_command import _Names
+
+    _with_root(tmp_path)
+    (tmp_path / "app_http.py").write_text("def _alone(): pass\n")  # the buffer adds `def _fetch()`
+    (tmp_path / "other.py").write_text("from app_http import _fetch\n")
+    buffer = _Names.of_buffer(str(tmp_path / "app_http.py"), jobs=1)
+    run = _Names([str(tmp_path / "app_http.py")], [(str(tmp_path), None)], jobs=1)
+    for names in (buffer, run):
+        names.answer(["_fetch", "_alone"])
+        assert "_alone" not in names.current and not names.current.named_outside_the_run("_alone")
+        assert names.current.named_outside_the_run("_fetch")
+    assert "_fetch" in buffer.current and "_fetch" not in run.current
+    unsaved = _Names.of_buffer(str(tmp_path / "new" / "http.py"), jobs=1)  # a new folder: the root above it
+    unsaved.answer(["_fetch"])
+    assert "_fetch" in unsaved.current
+    nameless = _Names.of_buffer(None, jobs=1)  # `fix -` with no --stdin-filename: no project to search
+    nameless.answer(["_fetch"])
+    assert "_fetch" not in nameless.current
+
 # -- a run over part of a project: callers in the files it does not fix --------------------------------------------
 def _with_root(folder: Path) -> Path:
     """The folder made a project root, as a repository is (pre-commit runs in one)."""

@@ -147,3 +147,12 @@ def test_fix_dash_keeps_a_signature_another_module_calls(tmp_path: Path) -> None
     assert _fix_buffer(root, "app/client.py", PRIVATE) == PRIVATE
     (root / "app" / "other.py").write_text("print('no caller')\n")
     assert "async def _fetch(session, url):" in _fix_buffer(root, "app/client.py", PRIVATE)
+
+
+def test_fix_dash_counts_a_caller_of_a_function_the_file_on_disk_lacks(tmp_path: Path) -> None:
+    """The buffer adds `_fetch`, not saved yet, and app/other.py already calls it: the file on disk does not
+    hold the name, so one other file holding it is enough for report only."""
+    root = tmp_path
+    write_tree(root, {"pyproject.toml": "", "app/__init__.py": "", "app/client.py": "import aiohttp\n",
+                      "app/other.py": PRIVATE_CALLER})
+    assert _fix_buffer(root, "app/client.py", PRIVATE) == PRIVATE

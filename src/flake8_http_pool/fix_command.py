@@ -590,11 +590,11 @@ def run_fix(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: Tex
                   cache.folder if cache is not None else None), cache, jobs, own, planned)
     targets = with_project_seeds(targets, resolver.overrides, cli._note(stderr), cache, jobs, first)
     shared = (resolver.overrides, args.unsafe_fixes, mode, args.timeout_per_file, roots)
-    names = _Names(targets, jobs)
+    names = _Names.of_targets(targets, jobs)
     # Changes across modules (HTP104's parameter threaded through other modules' callers) are carried out
     # here, each all or nothing; their files are done, the others go to the workers.
     across, held, targets = fix_across_modules(targets, resolver.overrides, args.unsafe_fixes, mode, on_error,
-                                               cli._note(stderr), own, names)
+                                               cli._note(stderr), names, own)
     unsafe_left.update(held)
 
     def run(some: Iterable[FixTarget]) -> Iterable[FileFixResult]:
@@ -673,9 +673,8 @@ def _chain_results(first: List[FileFixResult], then: Iterable[FileFixResult]) ->
 
 
 def fix_across_modules(targets: List[FixTarget], overrides: Any, unsafe: bool, mode: str,
-                       on_error: Callable[..., None], note: Callable[[str], None], own: Optional[Set[str]] = None,
-                       answers: "Optional[_Names]" = None
-                       ) -> Tuple[List[FileFixResult], "Counter[str]", List[FixTarget]]:
+                       on_error: Callable[..., None], note: Callable[[str], None], answers: "_Names",
+                       own: Optional[Set[str]] = None) -> Tuple[List[FileFixResult], "Counter[str]", List[FixTarget]]:
     """Carry out the changes across modules among `targets` (fix_across.py): (the results of the files they
     changed, the unsafe fixes held back without --unsafe-fixes, the targets left for the per-file fix).
 
@@ -686,8 +685,7 @@ def fix_across_modules(targets: List[FixTarget], overrides: Any, unsafe: bool, m
     project. A change is carried out by the shard holding its first file, whichever shards hold the others;
     a shard leaves alone its files that another shard's change takes, and fixes none outside `own` else.
 
-    `answers`: the run's answers about names used elsewhere, asked for as the plans need them (None: the
-    targets' own `named_elsewhere`).
+    `answers`: the run's answers about names used elsewhere, asked for as the plans need them.
     """
     from .fix_across import plan_changes, relocated, verify_change
     from .fix_facts import facts_for_file
@@ -711,18 +709,7 @@ def fix_across_modules(targets: List[FixTarget], overrides: Any, unsafe: bool, m
     def facts_of(path: str) -> FixFacts:
         target = by_path[path]
         facts = facts_for_file(path, settings_of(path).fix_facts(), None if target.explicit else target.root)
-        return facts._replace(named_elsewhere=target.named_elsewhere if answers is None else answers.current)
-
-    def answering(call: Callable[[], Any]) -> Any:
-        """`call()`, again once the names its plans ask about are answered (fix_facts.AskNames)."""
-        for _ in range(_Names.ROUNDS):
-            try:
-                return call()
-            except AskNames as asked:
-                if answers is None:
-                    raise
-                answers.answer(asked.names)
-        return call()
+        return facts._replace(named_elsewhere=answers.current)
 
     def options_of(path: str) -> Options:
         return settings_of(path).options
@@ -731,14 +718,14 @@ def fix_across_modules(targets: List[FixTarget], overrides: Any, unsafe: bool, m
         return set(settings_of(path).codes)
 
     try:
-        changes = answering(lambda: plan_changes(list(by_path), seeds, options_of, facts_of, codes_of))
+        changes = answers.answering(lambda: plan_changes(list(by_path), seeds, options_of, facts_of, codes_of))
     except Exception as error:  # noqa: BLE001 - a bug here must cost the changes across modules, not the run
         note(f"internal error while planning fixes across modules ({type(error).__name__}: {error}); "
              "none made")
         return [], held, _left(targets, set(), own)
     def prepared(change: Any) -> Tuple[Optional[Tuple[str, str]], List[Tuple[Any, Any]]]:
         """(why the change cannot be made, or None; each file's final text)."""
-        return answering(lambda: prepared_once(change))
+        return answers.answering(lambda: prepared_once(change))
 
     def prepared_once(change: Any) -> Tuple[Optional[Tuple[str, str]], List[Tuple[Any, Any]]]:
         failure = verify_change(change, options_of, seeds, codes_of)
@@ -823,33 +810,63 @@ def with_project_seeds(targets: List[FixTarget], overrides: Any, note: Callable[
 
 class _Names:
     """The run's answers to "does another module of the project name this def or class?" (fix_facts.AskNames),
-    found for the names the plans ask about, all of them in one pass over the project's files per round."""
+    found for the names the plans ask about, all of them in one pass over the project's files per round.
+
+    `paths`: the files the run fixes; `places`: (folder, walked root) pairs, whose projects (fix_facts.project_root,
+    the roots their fixes are planned with) hold the files searched besides them, as callers the run never edits.
+    `on_disk`: whether `paths` hold what is fixed. An editor's buffer (`fix -`) is not its file on disk: that file
+    is not counted, and a name any other file holds is named elsewhere, where a file of the run needs a second."""
 
     # A file planned again asks only names it did not ask before; past this many rounds something is wrong.
     ROUNDS = 8
 
-    def __init__(self, targets: List[FixTarget], jobs: int) -> None:
-        self.targets = targets
-        self.paths = [t.path for t in targets]
-        self.outside: Optional[List[str]] = None
+    def __init__(self, paths: Iterable[str], places: Iterable[Tuple[str, Optional[str]]], jobs: int,
+                 on_disk: bool = True) -> None:
+        self.paths = list(paths)
+        self.places = sorted(set(places), key=str)
         self.jobs = jobs
+        self.on_disk = on_disk
+        self.outside: Optional[List[str]] = None
         self.current = NamesElsewhere()
+
+    @classmethod
+    def of_targets(cls, targets: List[FixTarget], jobs: int) -> "_Names":
+        return cls([t.path for t in targets],
+                   [(os.path.dirname(os.path.abspath(t.path)), None if t.explicit else t.root) for t in targets], jobs)
+
+    @classmethod
+    def of_buffer(cls, path: Optional[str], jobs: int) -> "_Names":
+        """For an editor's buffer standing for the file at `path` (None: no file, so no project)."""
+        if path is None:
+            return cls([], [], jobs, on_disk=False)
+        return cls([path], [(os.path.dirname(os.path.abspath(path)), None)], jobs, on_disk=False)
 
     def answer(self, asked: Iterable[str]) -> None:
         from .project_run import names_named
 
         new = frozenset(asked) - self.current.known
-        if new:
-            if self.outside is None:
-                # Each file's project (fix_facts.project_root: the one whose facts its fix is planned with),
-                # found and listed when a plan first asks: its files the run does not fix are searched too, as
-                # callers that are never edited.
-                folders = {(os.path.dirname(os.path.abspath(t.path)), None if t.explicit else t.root)
-                           for t in self.targets}
-                roots = {project_root(folder, walked) for folder, walked in sorted(folders, key=str)} - {None}
-                self.outside = the_rest_of(sorted(roots), self.paths)  # type: ignore[arg-type]
-            found = names_named(self.paths, new, self.outside, jobs=self.jobs)
-            self.current = self.current.answered(found.twice, new, found.outside)
+        if not new:
+            return
+        if self.outside is None:  # listed when a plan first asks: most runs never do
+            roots = {project_root(folder, walked) for folder, walked in self.places}
+            self.outside = the_rest_of(sorted(root for root in roots if root is not None), self.paths)
+        found = names_named(self.paths if self.on_disk else (), new, self.outside, jobs=self.jobs)
+        self.current = self.current.answered(found.twice if self.on_disk else found.outside, new, found.outside)
+
+    def answering(self, call: Callable[[], Any]) -> Any:
+        """`call()`, made again once the names it asks about are answered; `call` plans with `self.current`.
+        A call still asking after ROUNDS gets the safe answer: each name not answered counts as named."""
+        for _ in range(self.ROUNDS):
+            try:
+                return call()
+            except AskNames as asked:
+                self.answer(asked.names)
+        answered = self.current
+        self.current = answered._replace(rest_named=True)
+        try:
+            return call()
+        finally:
+            self.current = answered
 
     def given(self, targets: Iterable[FixTarget]) -> Iterator[FixTarget]:
         """The targets with the answers known when each is handed out."""
@@ -963,10 +980,10 @@ class _BufferProject:
 
         self.jobs = worker_count(args.jobs, note)
         self.seeds: Any = None
-        named = os.path.abspath(args.stdin_filename) if args.stdin_filename else None
-        self.path = named
-        self.root = project_root(named) if named is not None else None
-        self.outside: Optional[List[str]] = None
+        # Its own file on disk is not searched: any other file of the project naming a def is a caller the
+        # buffer's fix cannot edit.
+        self.names = _Names.of_buffer(os.path.abspath(args.stdin_filename) if args.stdin_filename else None,
+                                      self.jobs)
         on_disk = cli.stdin_on_disk(args)
         if args.project_from is not None:
             context = context_candidates(args.project_from, stdin, resolver)
@@ -976,26 +993,6 @@ class _BufferProject:
             cache = cli.open_project_cache(args, config, [c.path for c in context], note)
             solved = project_seeds([(c.path, c.key) for c in context], resolver.overrides, note, cache, self.jobs)
             self.seeds = buffer_seeds(solved.get(on_disk), on_disk, data)
-
-    def answering(self, plan: Callable[[FixFacts], Any], facts: FixFacts) -> Any:
-        """`plan(facts)`, with the names other modules use answered as the plan asks (fix_facts.AskNames). The
-        buffer's own file on disk is not searched: any other file of the project naming a def is a caller the
-        buffer's fix cannot edit."""
-        if self.root is None or self.path is None:
-            return plan(facts)
-        from .project_run import names_named
-
-        names = NamesElsewhere()
-        for _ in range(_Names.ROUNDS):
-            try:
-                return plan(facts._replace(named_elsewhere=names))
-            except AskNames as asked:
-                if self.outside is None:
-                    self.outside = the_rest_of([self.root], [self.path])
-                found = names_named([], asked.names - names.known, self.outside, jobs=self.jobs)
-                names = names.answered(found.outside, asked.names, found.outside)
-        # A plan that keeps asking: every name it asked about counts as used elsewhere (the safe answer).
-        return plan(facts._replace(named_elsewhere=names.named | names.known))
 
 
 def _fix_stdin(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO, resolver: Any, config: Any,
@@ -1051,7 +1048,7 @@ def _fix_stdin(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
             return fix_source(text, options, codes, args.unsafe_fixes, filename=name, facts=facts,
                               seeds=project.seeds)
 
-        result = project.answering(plan, facts)
+        result = project.names.answering(lambda: plan(facts._replace(named_elsewhere=project.names.current)))
     except SourceError as error:
         on_error(name, error.reason, error.where)
         echo()

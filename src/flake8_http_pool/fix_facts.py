@@ -102,7 +102,7 @@ class AskNames(BaseException):
 
     A BaseException, like time_budget.OverBudget: a planner's own `except Exception` must not swallow the
     question and plan on a guess. `fix` catches it before anything is written, finds the answer for every name
-    its files asked in one pass over the project (fix_command.answer_names), and plans those files again."""
+    its files asked in one pass over the project (fix_command._Names), and plans those files again."""
 
     def __init__(self, names: FrozenSet[str]) -> None:
         super().__init__(sorted(names))
@@ -119,12 +119,17 @@ class NamesElsewhere(NamedTuple):
     named: FrozenSet[str] = frozenset()
     # Of `known`, those a file of the project that the run does not fix names (a caller there is never edited).
     outside: FrozenSet[str] = frozenset()
+    # Whether a name not asked yet counts as named both ways (the safe answer) rather than raising AskNames:
+    # for the last plan of a file that kept asking.
+    rest_named: bool = False
 
     def __contains__(self, name: object) -> bool:
         if name in self.named:
             return True
         if name in self.known:
             return False
+        if self.rest_named:
+            return True
         raise AskNames(frozenset({str(name)}))
 
     def __bool__(self) -> bool:
@@ -137,13 +142,15 @@ class NamesElsewhere(NamedTuple):
             return True
         if name in self.known:
             return False
+        if self.rest_named:
+            return True
         raise AskNames(frozenset({name}))
 
     def answered(self, named: Iterable[str], asked: Iterable[str], outside: Iterable[str] = ()) -> "NamesElsewhere":
         """These facts with the answers for `asked` added (`named`: those of them the project names twice;
         `outside`: those a file outside the run names)."""
         return NamesElsewhere(self.known | frozenset(asked), self.named | frozenset(named),
-                              self.outside | frozenset(outside))
+                              self.outside | frozenset(outside), self.rest_named)
 
 
 def patch_targets(tree: ast.AST) -> Iterator[str]:

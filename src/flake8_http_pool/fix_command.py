@@ -723,6 +723,7 @@ def fix_across_modules(targets: List[FixTarget], overrides: Any, unsafe: bool, m
         note(f"internal error while planning fixes across modules ({type(error).__name__}: {error}); "
              "none made")
         return [], held, _left(targets, set(), own)
+
     def prepared(change: Any) -> Tuple[Optional[Tuple[str, str]], List[Tuple[Any, Any]]]:
         """(why the change cannot be made, or None; each file's final text)."""
         return answers.answering(lambda: prepared_once(change))

@@ -824,7 +824,7 @@ class _Names:
     def __init__(self, paths: Iterable[str], places: Iterable[Tuple[str, Optional[str]]], jobs: int,
                  on_disk: bool = True) -> None:
         self.paths = list(paths)
-        self.places = sorted(set(places), key=str)
+        self.places = places  # gone through only when a plan first asks: most runs never do
         self.jobs = jobs
         self.on_disk = on_disk
         self.outside: Optional[List[str]] = None
@@ -833,7 +833,7 @@ class _Names:
     @classmethod
     def of_targets(cls, targets: List[FixTarget], jobs: int) -> "_Names":
         return cls([t.path for t in targets],
-                   [(os.path.dirname(os.path.abspath(t.path)), None if t.explicit else t.root) for t in targets], jobs)
+                   ((os.path.dirname(os.path.abspath(t.path)), None if t.explicit else t.root) for t in targets), jobs)
 
     @classmethod
     def of_buffer(cls, path: Optional[str], jobs: int) -> "_Names":
@@ -848,8 +848,8 @@ class _Names:
         new = frozenset(asked) - self.current.known
         if not new:
             return
-        if self.outside is None:  # listed when a plan first asks: most runs never do
-            roots = {project_root(folder, walked) for folder, walked in self.places}
+        if self.outside is None:
+            roots = {project_root(folder, walked) for folder, walked in sorted(set(self.places), key=str)}
             self.outside = the_rest_of(sorted(root for root in roots if root is not None), self.paths)
         found = names_named(self.paths if self.on_disk else (), new, self.outside, jobs=self.jobs)
         self.current = self.current.answered(found.twice if self.on_disk else found.outside, new, found.outside)

@@ -57,7 +57,7 @@ SHARDED = {
     "app/http.py": WRAPPER,
     "app/sync.py": LOOP,
     "loop_é.py": "import requests\n\n\ndef f(urls):\n    for u in urls:\n        x = 'é'; requests.get(u)\n",
-    "streamed.py": "import requests\n\n\ndef g(u):\n    r = requests.get(u, stream=True)\n    return r.headers\n",
+    "streamed.py": "import requests\n\n\ndef g(u):\n    r = requests.Session().get(u, stream=True)\n    return r.headers\n",
     "bad.py": "import requests\ndef x(:\n    pass\n",
 }
 

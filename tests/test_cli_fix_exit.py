@@ -6,9 +6,9 @@ from pathlib import Path
 
 from cli_support import assert_no_traceback, run_cli
 
-# HTP203's fix (a `with` around the streamed response) is safe; HTP101's loop session is unsafe (RULES.md);
-# HTP403 (a blocking call in async def) is report only.
-SAFE = "import requests\n\ndef g(u):\n    r = requests.get(u, stream=True)\n    return r.headers\n"
+# HTP203's fix (a `with` around a session's streamed response) is safe; HTP101's loop session is unsafe
+# (RULES.md); HTP403 (a blocking call in async def) is report only.
+SAFE = "import requests\n\ndef g(u):\n    r = requests.Session().get(u, stream=True)\n    return r.headers\n"
 UNSAFE = "import requests\n\ndef f(urls):\n    for u in urls:\n        requests.get(u)\n"
 REPORT_ONLY = "import requests\n\nasync def h(u):\n    return requests.get(u)\n"
 
@@ -44,7 +44,7 @@ def test_report_only_finding_exits_1_and_is_named(tmp_path):
     result = run_cli(["fix", "--isolated", "--unsafe-fixes", "."], cwd=tmp_path)
     assert result.returncode == 1, result.stderr
     assert "1 finding with no fix left (HTP403: 1)" in result.stderr
-    assert "with requests.get(u, stream=True) as r" in (tmp_path / "safe.py").read_text()
+    assert "with requests.Session().get(u, stream=True) as r" in (tmp_path / "safe.py").read_text()
     assert run_cli(["check", "--isolated", "-q", "."], cwd=tmp_path).stdout.count("HTP403") == 1
 
 
@@ -65,7 +65,7 @@ def test_errors_exit_2_even_with_exit_zero(tmp_path):
     result = run_cli(["fix", "--isolated", "--exit-zero", "."], cwd=tmp_path)
     assert result.returncode == 2
     assert "bad.py:2:" in result.stderr and "E999" in result.stderr
-    assert "with requests.get(u, stream=True) as r" in (tmp_path / "safe.py").read_text()
+    assert "with requests.Session().get(u, stream=True) as r" in (tmp_path / "safe.py").read_text()
 
 
 def test_show_fixes_lists_each_file(tmp_path):
@@ -97,5 +97,5 @@ def test_fix_stdin_exits_1_with_a_finding_left_and_prints_the_source(tmp_path):
     assert (result.returncode, result.stdout) == (1, UNSAFE)
     fixed = run_cli(["fix", "--isolated", "--show-fixes", "-"], cwd=tmp_path, stdin=SAFE)
     assert fixed.returncode == 0
-    assert "with requests.get(u, stream=True) as r" in fixed.stdout
+    assert "with requests.Session().get(u, stream=True) as r" in fixed.stdout
     assert "stdin: HTP203" in fixed.stderr  # stdout is the source: the list goes to stderr

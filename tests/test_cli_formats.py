@@ -24,7 +24,7 @@ SCHEMA = json.loads((HERE / "sarif-schema-2.1.0.json").read_text(encoding="utf-8
 FIXTURES = HERE / "fixtures"
 
 LOOP = "import requests\n\ndef f(urls):\n    for u in urls:\n        requests.get(u)\n"
-STREAMED = "import requests\n\ndef g(u):\n    r = requests.get(u, stream=True)\n    return r.headers\n"
+STREAMED = "import requests\n\ndef g(u):\n    r = requests.Session().get(u, stream=True)\n    return r.headers\n"
 ESC = "\x1b["
 
 

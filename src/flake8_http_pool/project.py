@@ -285,7 +285,7 @@ def _add_rule_facts(analysis: Any, summary: Summary, ref_of: Callable[[ast.AST, 
         if runs_every_time(analysis, call, ctx):
             functions[function_key(func)]["always"].append([ref, call.lineno, call.col_offset])
     for request in requests_made(analysis):
-        if not request.local or request.ctx.func is None:
+        if request.ctx.func is None:
             continue
         handed = [*_body_expressions(analysis, request), *request.uses]
         for expr in handed:

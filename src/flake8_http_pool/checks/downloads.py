@@ -43,7 +43,6 @@ class Request(NamedTuple):
     meaning: Meaning  # kind "response": qual is the library ("requests") or the client constructor
     uses: Tuple[ast.expr, ...]  # expressions that evaluate to the response (the call itself, or names bound to it)
     holder: Optional[ast.AST]  # what takes the call's value directly (Assign, withitem, Return, ...)
-    local: bool  # made through the library itself or a client bound in this same function
 
 
 # Clients whose request methods return something other than a response body the rules follow.
@@ -93,21 +92,6 @@ def _frame(scope: Scope) -> Scope:
     return scope
 
 
-def _client_is_local(call: ast.Call, ctx: Ctx) -> bool:
-    """The client the request goes through is built inline or bound (assigned, `with ... as`) in this same
-    function: a parameter, a module global or `self.session` may be anything by the time this runs."""
-    func = call.func
-    if not isinstance(func, ast.Attribute):
-        return False
-    receiver = func.value
-    if isinstance(receiver, ast.Call):
-        return True  # `requests.Session().get(u)`
-    if not isinstance(receiver, ast.Name):
-        return False
-    binding = lookup(receiver.id, ctx.scope, (receiver.lineno, receiver.col_offset))
-    return binding is not None and binding.kind in (ASSIGN, WITH) and _frame(binding.scope) is _frame(ctx.scope)
-
-
 def requests_made(analysis: "Analysis") -> List[Request]:
     """Every request call of the module whose response the rules can follow."""
     cached = getattr(analysis, "_requests_made", None)
@@ -123,13 +107,12 @@ def requests_made(analysis: "Analysis") -> List[Request]:
             continue  # grequests.get only builds an AsyncRequest
         if isinstance(call.func, ast.Attribute) and call.func.attr == "ws_connect":
             continue
-        local = meaning.qual not in CLIENT_CONSTRUCTORS or _client_is_local(call, ctx)
-        out.append(_follow(analysis, call, ctx, meaning, local))
+        out.append(_follow(analysis, call, ctx, meaning))
     analysis._requests_made = out  # type: ignore[attr-defined]
     return out
 
 
-def _follow(analysis: "Analysis", call: ast.Call, ctx: Ctx, meaning: Meaning, local: bool) -> Request:
+def _follow(analysis: "Analysis", call: ast.Call, ctx: Ctx, meaning: Meaning) -> Request:
     """The request with every expression of this function that evaluates to its response."""
     value, holder = _value_holder(analysis, call, ctx)
     uses: List[ast.expr] = [value]
@@ -144,7 +127,7 @@ def _follow(analysis: "Analysis", call: ast.Call, ctx: Ctx, meaning: Meaning, lo
         if isinstance(parent, (ast.Assign, ast.AnnAssign)) and parent.value is use:
             for name in _bound_names(parent, use):
                 uses.extend(u for u in _uses_of_binding(analysis, name, ctx, parent) if u not in uses)
-    return Request(call, ctx, meaning, tuple(uses), holder, local)
+    return Request(call, ctx, meaning, tuple(uses), holder)
 
 
 def _value_holder(analysis: "Analysis", call: ast.Call, ctx: Ctx) -> Tuple[ast.expr, Optional[ast.AST]]:
@@ -222,7 +205,7 @@ def _htp202(analysis: "Analysis") -> Dict[int, Tuple[Request, ast.Attribute]]:
         return cached
     found: Dict[int, Tuple[Request, ast.Attribute]] = {}
     for request in requests_made(analysis):
-        if not request.local or not _requests_style(request.meaning) or _stream_keyword(request.call) is not False:
+        if not _requests_style(request.meaning) or _stream_keyword(request.call) is not False:
             continue
         use = _stream_api_use(analysis, request)
         if use is not None:
@@ -388,7 +371,7 @@ def unstreamed_download(analysis: "Analysis") -> Iterator[Hit]:
     by a project function it is handed to (`handed_to_writer`)."""
     htp202 = _htp202(analysis)
     for request in requests_made(analysis):
-        if not request.local or id(request.call) in htp202:
+        if id(request.call) in htp202:
             continue
         library = _library(request.meaning)
         fields = {"call": _call_name(analysis, request), "remedy": _stream_remedy(library),
@@ -646,14 +629,18 @@ def _streamed_requests(analysis: "Analysis") -> Iterator[Request]:
     for request in requests_made(analysis):
         if _stream_keyword(request.call) is True and (_requests_style(request.meaning) or _is_send(request.call)):
             seen.add(id(request.call))
-            yield request
+            # RULES.md: not for the library's module-level functions (`requests.get(u, stream=True)`): the
+            # session they make is closed when they return, so there is no pool to starve, and the socket
+            # closes with the response.
+            if request.meaning.qual in CLIENT_CONSTRUCTORS or _is_send(request.call):
+                yield request
     # `anything.send(req, stream=True)`: httpx and requests both return a streamed response.
     for call, ctx in analysis.facts.calls:
         if id(call) in seen or not _is_send(call) or _stream_keyword(call) is not True:
             continue
         if analysis.meaning(call, ctx.scope) is not None:
             continue  # a known client's send was judged above
-        yield _follow(analysis, call, ctx, Meaning("response", "", call), False)
+        yield _follow(analysis, call, ctx, Meaning("response", "", call))
 
 
 def _is_send(call: ast.Call) -> bool:

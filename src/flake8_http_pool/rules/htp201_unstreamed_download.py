@@ -24,8 +24,10 @@ local name that holds the body - or handed to a project function that writes tha
 writes its `.content` / `.text` (`save_cover(r)`); the message then names that function and where it is.
 `check` follows such a function into another module of the project (under `--preview` for now).
 
-The request must be made in the same function, through the library or through a client bound there. It is
-reported at the request call, where `stream=True` goes, and also when the request already passes
+The request must be made in the same function, through the library or through a known client: one bound
+in that function, on `self`, at module level, or passed in as a parameter annotated as one (the fix is
+offered only for the library and for a client the function builds itself, see below). It is reported at the
+request call, where `stream=True` goes, and also when the request already passes
 `stream=True`: reading `.content` afterwards still holds the whole body in memory. Where the response is
 also used with `iter_content()` / `iter_lines()` / `.raw` without `stream=True`, HTP202 is reported
 instead.""",

@@ -17,8 +17,8 @@ RULE = Rule(
     what_it_does="""\
 Checks for the streaming API of a requests response - `r.iter_content()`, `r.iter_lines()` or `r.raw` - on
 a response whose request did not pass `stream=True` (or passed `stream=False`). It covers `requests.*`,
-`niquests.*` and the methods of a `requests.Session` bound in the same function, and is reported at the
-request call, where `stream=True` goes. A `stream=` whose value is not a literal, or `**kwargs`, is left
+`niquests.*` and the methods of a `requests.Session` bound in the same function, on `self`, at module level
+or passed in as an annotated parameter, and is reported at the request call, where `stream=True` goes. A `stream=` whose value is not a literal, or `**kwargs`, is left
 alone.""",
     why_bad="""\
 Without `stream=True`, requests downloads the whole body into memory before the call returns.
@@ -80,8 +80,9 @@ No fix is offered (report only) where:
 - the response is used in another block (or after its `with` block), handed on, read by a closure, or
   the request is inline;
 - a stub may stand for the response: the project patches or wraps the request function or method, what it
-  calls on the way or the session class (as for HTP201); a stub response without `__enter__` breaks the
-  `with`.
+  calls on the way or the session class, or the session is not built in the function itself (on `self`, at
+  module level, a parameter: it may be anything by the time this runs), as for HTP201; a stub response
+  without `__enter__` breaks the `with`.
 
 Comments survive the fix.""",
     options="",

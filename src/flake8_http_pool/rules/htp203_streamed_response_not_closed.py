@@ -15,10 +15,14 @@ RULE = Rule(
     fix_title="Use the response in a `with` block",
     check=downloads.streamed_response_not_closed,
     what_it_does="""\
-Checks for a response requested with `stream=True` (`requests.get(..., stream=True)`, a `requests.Session`
-method, niquests, or any `.send(request, stream=True)` as in httpx) that the function neither uses as a
+Checks for a response requested with `stream=True` from a pooled client - a `requests.Session` (or
+niquests') method, on a session bound in the function, on `self`, at module level or passed in as an
+annotated parameter, or any `.send(request, stream=True)` as in httpx - that the function neither uses as a
 `with` target, nor closes (`r.close()`, `r.raw.close()`, `r.raw.release_conn()`), nor hands on - returned,
-yielded, passed to another call, or stored outside the function. It is reported at the request call.""",
+yielded, passed to another call, or stored outside the function. It is reported at the request call.
+
+Not for the library's module-level functions (`requests.get(url, stream=True)`): the session such a call
+makes is closed when it returns, so there is no pool to starve, and the socket closes with the response.""",
     why_bad="""\
 With `stream=True` only the headers have been read when the call returns, and the connection stays checked
 out of the pool until the body is read to the end or the response is closed. Code that reads part of the
@@ -31,8 +35,11 @@ recommends a `with` statement for exactly this reason.""",
 import requests
 
 
+SESSION = requests.Session()
+
+
 def first_line(url):
-    r = requests.get(url, stream=True, timeout=10)  # HTP203
+    r = SESSION.get(url, stream=True, timeout=10)  # HTP203
     for line in r.iter_lines():
         return line
 """,
@@ -40,8 +47,11 @@ def first_line(url):
 import requests
 
 
+SESSION = requests.Session()
+
+
 def first_line(url):
-    with requests.get(url, stream=True, timeout=10) as r:
+    with SESSION.get(url, stream=True, timeout=10) as r:
         for line in r.iter_lines():
             return line
 """,
@@ -110,6 +120,16 @@ def size(url):
         return r.headers.get("content-length")
 """,
         """\
+# a module-level function: its own session is closed when it returns
+import requests
+
+
+def first_line(url):
+    r = requests.get(url, stream=True)
+    for line in r.iter_lines():
+        return line
+""",
+        """\
 # raw connection released by hand
 import requests
 
@@ -147,31 +167,37 @@ def status(url):
     return response.status_code
 """,
         """\
-# partial read of raw
+# partial read of raw, through the session on self
 import requests
 
 
-def magic(url):
-    r = requests.get(url, stream=True)  # HTP203
-    return r.raw.read(4)
+class Probe:
+    def __init__(self):
+        self.session = requests.Session()
+
+    def magic(self, url):
+        r = self.session.get(url, stream=True)  # HTP203
+        return r.raw.read(4)
 """,
         """\
 # niquests streamed response left open
 import niquests
 
 
-def peek(url):
-    r = niquests.get(url, stream=True)  # HTP203
+def peek(session: niquests.Session, url):
+    r = session.get(url, stream=True)  # HTP203
     return next(r.iter_content(256))
 """,
         """\
-# streamed requests in a loop are also HTP101
+# every iteration leaves a connection checked out of the module's pool
 import requests
+
+SESSION = requests.Session()
 
 
 def statuses(urls):
     for url in urls:
-        r = requests.get(url, stream=True)  # HTP101, HTP203
+        r = SESSION.get(url, stream=True)  # HTP203
         print(r.status_code)
 """,
     ),

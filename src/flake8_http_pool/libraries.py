@@ -15,7 +15,7 @@ UNPOOLED_FUNCTIONS: Dict[str, FrozenSet[str]] = {
     "httpx2": frozenset(REQUEST_VERBS + ("stream",)),
     "grequests": frozenset(REQUEST_VERBS),
     "aiohttp": frozenset({"request"}),
-    "urllib.request": frozenset({"urlopen"}),
+    "urllib.request": frozenset({"urlopen", "urlretrieve"}),
 }
 
 CLIENT_CONSTRUCTORS: FrozenSet[str] = frozenset(
@@ -99,7 +99,7 @@ STAR_EXPORTS: Dict[str, FrozenSet[str]] = {
     "httpx2": frozenset(REQUEST_VERBS + ("stream", "Client", "AsyncClient")),
     "grequests": frozenset(REQUEST_VERBS),
     "aiohttp": frozenset({"request", "ClientSession", "TCPConnector"}),
-    "urllib.request": frozenset({"urlopen"}),
+    "urllib.request": frozenset({"urlopen", "urlretrieve"}),
     "urllib3": frozenset(
         {"PoolManager", "ProxyManager", "HTTPConnectionPool", "HTTPSConnectionPool", "connection_from_url"}
     ),

@@ -10,15 +10,15 @@ RULE = Rule(
     message="{call}() {where} opens a new connection (and TLS handshake) for every request; {remedy}",
     fix=FIX_UNSAFE,
     fix_sites=(
-        "report only where a call in the loop passes `cookies=` or its response's cookies are read, where the loop mixes `verify=` / `cert=` values and requests is not pinned at 2.32 or newer, where the project patches or wraps the rewritten name, where the library's import would not bind the name before the new `with`, and for `urlopen`; a loop inside a function that runs many times gets HTP102's fix"
+        "report only where a call in the loop passes `cookies=` or its response's cookies are read, where the loop mixes `verify=` / `cert=` values and requests is not pinned at 2.32 or newer, where the project patches or wraps the rewritten name, where the library's import would not bind the name before the new `with`, and for `urlopen` and `urlretrieve`; a loop inside a function that runs many times gets HTP102's fix"
     ),
     fix_title="Create one {client} around the loop and call through it",
     check=connections.unpooled_call_in_loop,
     what_it_does="""\
 Checks for module-level request functions that open a connection pool of their own and throw it away after
 one request - `requests.get()` and its siblings, `httpx.get()` / `httpx.stream()`, `aiohttp.request()`,
-`urllib.request.urlopen()`, the same functions of `niquests` and `httpx2`, and `grequests.get()` without a
-`session=` keyword - when they run once per iteration of a loop.
+`urllib.request.urlopen()` and `urllib.request.urlretrieve()`, the same functions of `niquests` and `httpx2`,
+and `grequests.get()` without a `session=` keyword - when they run once per iteration of a loop.
 
 A loop here is the body of `for`, `async for` and `while` (not their `else`), the parts of a comprehension
 or generator expression that run per item, and a `lambda` or nested `def` written inside one of those. The
@@ -126,8 +126,8 @@ report-only rules (and any `verify=` / `cert=` before requests 2.32 keeps it rep
 shares that pool); a blocking call in a hot `async def` stays report only, as the module-level session
 would hide its HTP403 finding. Retry loops are not reported, so never rewritten.
 A generator expression assigned to a name and consumed later gets a `with` that spans from its statement to
-the last use of that name. `urllib.request.urlopen()` is reported only: its replacement (`urllib3`) returns
-a different response type.
+the last use of that name. `urllib.request.urlopen()` and `urlretrieve()` are reported only: their
+replacement (`urllib3`) returns a different response type, and has nothing that saves to a file.
 
 Comments survive the fix; a site where the rewrite would drop a comment is treated as unsafe.""",
     options="""\

@@ -16,8 +16,8 @@ RULE = Rule(
     check=connections.unpooled_call_in_hot_function,
     what_it_does="""\
 Checks for the same connection-per-request functions as HTP101 (`requests.get()`, `httpx.post()`,
-`aiohttp.request()`, `urllib.request.urlopen()`, their `niquests` / `httpx2` twins, `grequests.*` without
-`session=`), called outside any loop but inside a function that runs many times. A function of the module
+`aiohttp.request()`, `urllib.request.urlopen()` / `urlretrieve()`, their `niquests` / `httpx2` twins,
+`grequests.*` without `session=`), called outside any loop but inside a function that runs many times. A function of the module
 is taken to run many times when:
 
 1. it is called, or handed over as a callable, inside a loop of the module (`fetch(u)`, `self.fetch(u)`,
@@ -115,7 +115,7 @@ Report only (no fix offered):
   the tests and wrappers would silently stop applying;
 - the renamed call would push a line past 79 characters (or past the module's longest line, if that is
   longer): the fixed file must pass pycodestyle where the original did;
-- `aiohttp.request` (no module-level session outside an event loop), `urllib.request.urlopen` (no session),
+- `aiohttp.request` (no module-level session outside an event loop), `urllib.request.urlopen` and `urlretrieve` (no session),
   in-house calls from `unpooled-calls`, and calls whose arguments the session method does not take.
 
 An import the rewritten calls made unused is removed, except a name code outside the module may reach:

@@ -135,7 +135,7 @@ def test_the_walk_binds_what_match_patterns_capture() -> None:
 def test_a_module_the_text_gate_lets_pass_has_no_finding_the_walk_would_give() -> None:
     """The gate (engine.may_have_findings) against the walk itself on every fixture and a part of the standard
     library: what it turns away has no finding. Among them, modules importing urllib.request for anything but
-    urlopen (its Request class, openers), which the gate turns away since urlopen is not named."""
+    urlopen and urlretrieve (its Request class, openers), which the gate turns away since neither is named."""
     from flake8_http_pool.engine import analyze, may_have_findings
 
     turned_away = 0
@@ -153,6 +153,7 @@ def test_a_module_the_text_gate_lets_pass_has_no_finding_the_walk_would_give() -
         assert analyze(tree, source=text) == [], text[:200]
     assert turned_away > 50
     assert may_have_findings("from urllib import request\n\nfor u in urls:\n    request.urlopen(u)\n")
+    assert may_have_findings("from urllib import request\n\nfor u in urls:\n    request.urlretrieve(u, 'f')\n")
 
 
 @settings(max_examples=300, deadline=None)

@@ -83,9 +83,10 @@ def test_clean_file_exits_zero_and_prints_nothing(tmp_path):
     assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
 
 
-def test_the_urllib_package_passes_the_text_gate_only_when_it_can_name_urlopen(tmp_path):
+def test_the_urllib_package_passes_the_text_gate_only_when_it_can_name_urlopen_or_urlretrieve(tmp_path):
     """urllib.parse alone cannot open a connection, so most of the standard library skips the walk; every way
-    of reaching urllib.request.urlopen (or urllib3) is still walked, and still found through flake8."""
+    of reaching urllib.request.urlopen or urlretrieve (or urllib3) is still walked, and still found through
+    flake8."""
     from flake8_http_pool.engine import may_have_findings
 
     assert not may_have_findings("from urllib.parse import quote\nimport urllib.error\n")
@@ -96,6 +97,8 @@ def test_the_urllib_package_passes_the_text_gate_only_when_it_can_name_urlopen(t
         "b.py": "from urllib import request\nfor u in urls:\n    request.urlopen(u)\n",
         "c.py": "from urllib.request import urlopen as fetch\nfor u in urls:\n    fetch(u)\n",
         "d.py": "import urllib.parse, urllib3\nfor u in urls:\n    urllib3.PoolManager().request('GET', u)\n",
+        "e.py": "from urllib import request\nfor u in urls:\n    request.urlretrieve(u, u + '.html')\n",
+        "f.py": "from urllib.request import urlretrieve as save\nfor u in urls:\n    save(u)\n",
     }
     paths = []
     for name, body in bodies.items():

@@ -10,7 +10,8 @@ from __future__ import annotations
 import ast
 from typing import Dict, FrozenSet, List, NamedTuple, Optional, Set, Tuple, Union
 
-from .libraries import CLIENT_CONSTRUCTORS, CLIENT_REQUEST_METHODS, ROOT_MODULES, canonical, unpooled_family
+from .libraries import (ANY_ATTRIBUTE, CLIENT_CONSTRUCTORS, CLIENT_REQUEST_METHODS, ROOT_MODULES, canonical,
+                        unpooled_family)
 
 Pos = Tuple[int, int]
 _LATE: Pos = (1 << 30, 0)
@@ -288,7 +289,12 @@ def resolve(expr: ast.AST, scope: Scope, depth: int = 0) -> Optional[Meaning]:
 
 
 def _call_meaning(call: ast.Call, scope: Scope, depth: int) -> Optional[Meaning]:
-    callee = resolve(call.func, scope, depth + 1)
+    func = call.func
+    # The builtin `getattr`: a name the module binds itself is followed as any other.
+    if type(func) is ast.Name and func.id == "getattr" \
+            and lookup(func.id, scope, (func.lineno, func.col_offset)) is None:
+        return _looked_up(call, scope, depth)
+    callee = resolve(func, scope, depth + 1)
     if callee is None:
         return None
     if callee.kind == "lib":
@@ -313,6 +319,28 @@ def _call_meaning(call: ast.Call, scope: Scope, depth: int) -> Optional[Meaning]
     if callee.kind == "class":
         return Meaning("instance", node=callee.node)
     return None
+
+
+def _looked_up(call: ast.Call, scope: Scope, depth: int) -> Optional[Meaning]:
+    """The unpooled function the builtin `getattr(module, name)` (or `getattr(module, name, default)`) looks up:
+    `getattr(requests, "get")` is `requests.get`, and `getattr(requests, m)` any function of the module
+    (libraries.ANY_ATTRIBUTE), which RULES.md counts as unpooled. Anything else it may find is left unknown, as
+    before: a rule following a client constructor or a submodule reached this way would rewrite code it never
+    saw spelled out."""
+    args = call.args
+    if call.keywords or not 2 <= len(args) <= 3 or any(isinstance(arg, ast.Starred) for arg in args):
+        return None
+    module = resolve(args[0], scope, depth + 1)
+    if module is None or module.kind != "lib":
+        return None
+    name = args[1]
+    if isinstance(name, ast.Constant):
+        if not isinstance(name.value, str):
+            return None
+        qual = canonical(f"{module.qual}.{name.value}")
+    else:
+        qual = canonical(f"{module.qual}.{ANY_ATTRIBUTE}")
+    return Meaning("lib", qual) if unpooled_family(qual) is not None else None
 
 
 def class_method(cls: ClassInfo, name: str, depth: int = 0) -> Optional["FunctionInfo"]:

@@ -17,10 +17,11 @@ _KEYWORDS = ("requests", "httpx", "aiohttp", "urllib", "niquests", "gevent")
 # text tried its alternation at every position (1.3 ms on a large module; the gate runs on every file).
 _IMPORT_KEYWORD = re.compile(r"\b(?:import|from)\b")
 _LIBRARY_WORDS = ("requests", "httpx", "aiohttp", "urllib", "niquests", "gevent", "grequests")
-# Without the urllib package (urllib3 stays): of that package the rules know only urllib.request's urlopen (and
-# the responses it returns), which cannot be reached without the word `urlopen`, so a module importing
-# urllib.parse, or urllib.request for its Request class or its openers, needs no walk.
+# Without the urllib package (urllib3 stays): of that package the rules know only urllib.request's urlopen and
+# urlretrieve (and the responses urlopen returns), which cannot be reached without one of those words, so a
+# module importing urllib.parse, or urllib.request for its Request class or its openers, needs no walk.
 _LIBRARY_WORDS_BUT_URLLIB = tuple("urllib3" if word == "urllib" else word for word in _LIBRARY_WORDS)
+_URLLIB_FUNCTIONS = ("urlopen", "urlretrieve")
 
 
 def imports_a_library(text: str, words: Tuple[str, ...] = _LIBRARY_WORDS) -> bool:
@@ -45,7 +46,8 @@ def may_have_findings(text: str, options: Options = DEFAULT_OPTIONS) -> bool:
     text = as_parser_reads(text)  # `import ｒｅｑｕｅｓｔｓ` imports requests
     if not any(keyword in text for keyword in _KEYWORDS):
         return False
-    return imports_a_library(text, _LIBRARY_WORDS if "urlopen" in text else _LIBRARY_WORDS_BUT_URLLIB)
+    urllib = any(word in text for word in _URLLIB_FUNCTIONS)
+    return imports_a_library(text, _LIBRARY_WORDS if urllib else _LIBRARY_WORDS_BUT_URLLIB)
 
 
 class ModuleSeeds(NamedTuple):

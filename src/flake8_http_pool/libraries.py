@@ -15,8 +15,18 @@ UNPOOLED_FUNCTIONS: Dict[str, FrozenSet[str]] = {
     "httpx2": frozenset(REQUEST_VERBS + ("stream",)),
     "grequests": frozenset(REQUEST_VERBS),
     "aiohttp": frozenset({"request"}),
-    "urllib.request": frozenset({"urlopen"}),
+    "urllib.request": frozenset({"urlopen", "urlretrieve"}),
 }
+
+# `getattr(requests, m)(...)`: RULES.md counts any attribute of requests looked up by `getattr` as an unpooled
+# function (code that does this looks up a request verb by name), and so the same under niquests, httpx and
+# httpx2, whose module-level functions are those verbs too. The name is unknown, so the function stands as
+# `requests.*` (ANY_ATTRIBUTE). A literal name is the function itself, of any library: `getattr(requests, "get")`
+# is `requests.get`, `getattr(grequests, "get")` is `grequests.get`. grequests, aiohttp and urllib.request are
+# not here: RULES.md names their functions one by one, and their other attributes (`grequests.map`,
+# `aiohttp.ClientSession`, `urllib.request.Request`) open no pool of their own.
+GETATTR_ANY: FrozenSet[str] = frozenset({"requests", "niquests", "httpx", "httpx2"})
+ANY_ATTRIBUTE = "*"
 
 CLIENT_CONSTRUCTORS: FrozenSet[str] = frozenset(
     {
@@ -99,7 +109,7 @@ STAR_EXPORTS: Dict[str, FrozenSet[str]] = {
     "httpx2": frozenset(REQUEST_VERBS + ("stream", "Client", "AsyncClient")),
     "grequests": frozenset(REQUEST_VERBS),
     "aiohttp": frozenset({"request", "ClientSession", "TCPConnector"}),
-    "urllib.request": frozenset({"urlopen"}),
+    "urllib.request": frozenset({"urlopen", "urlretrieve"}),
     "urllib3": frozenset(
         {"PoolManager", "ProxyManager", "HTTPConnectionPool", "HTTPSConnectionPool", "connection_from_url"}
     ),
@@ -152,9 +162,16 @@ def unpooled_family(qualname: str) -> Optional[str]:
     """The library of an unpooled function (`requests.get` -> "requests"), or None."""
     module, _, name = qualname.rpartition(".")
     names = UNPOOLED_FUNCTIONS.get(module)
-    if names is not None and name in names:
+    if names is not None and (name in names or (name == ANY_ATTRIBUTE and module in GETATTR_ANY)):
         return module
     return None
+
+
+def shown(qualname: str) -> str:
+    """How messages name an unpooled function: by its name, or `getattr(requests, ...)` when it is looked up by
+    a name the source does not spell out."""
+    module, _, name = qualname.rpartition(".")
+    return f"getattr({module}, ...)" if name == ANY_ATTRIBUTE else qualname
 
 
 def constructor_family(qualname: str) -> str:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Dict, Iterator, List, NamedTuple, Optional, Se
 from ..bindings import PARAM, FunctionInfo, Meaning, Scope, lookup
 from ..finding import Hit
 from ..graphs import spread_to_callers
-from ..libraries import CLIENT_REQUEST_METHODS, SYNC_CLIENTS, unpooled_family
+from ..libraries import CLIENT_REQUEST_METHODS, SYNC_CLIENTS, shown, unpooled_family
 from ..walk import Ctx
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -66,7 +66,7 @@ def _blocking_call(analysis: "Analysis", call: ast.Call, ctx: Ctx) -> Optional[T
         return None
     if meaning.kind == "lib":
         family = unpooled_family(meaning.qual)
-        return (meaning.qual, family) if family in _BLOCKING_FAMILIES else None
+        return (shown(meaning.qual), family) if family in _BLOCKING_FAMILIES else None
     if (
         meaning.kind == "method"
         and meaning.qual in SYNC_CLIENTS

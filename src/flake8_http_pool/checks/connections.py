@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, Dict, Iterator, List, NamedTuple, Optiona
 
 from ..bindings import ASSIGN, DEF, WITH, FunctionInfo, Scope, dotted_name, lookup
 from ..finding import Hit
-from ..libraries import CLIENT_CONSTRUCTORS, FAMILIES, ROOT_MODULES, constructor_family
+from ..libraries import ANY_ATTRIBUTE, CLIENT_CONSTRUCTORS, FAMILIES, ROOT_MODULES, constructor_family, shown
 from ..walk import CallSite, Ctx, NameUse
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -42,9 +42,10 @@ def _remedy(family: str, verb: str) -> str:
 
 def _unpooled_fields(site: "UnpooledSite", where: str) -> Dict[str, Any]:
     verb = site.qual.rsplit(".", 1)[-1]
-    if site.family == "urllib.request":
-        verb = "request"
-    return {"call": site.qual, "where": where, "remedy": _remedy(site.family, verb), "client": FAMILIES[site.family].client}
+    if site.family == "urllib.request" or verb == ANY_ATTRIBUTE:
+        verb = "request"  # `getattr(requests, m)(u)`: `session.request(m, u)` takes the verb as data
+    return {"call": shown(site.qual), "where": where, "remedy": _remedy(site.family, verb),
+            "client": FAMILIES[site.family].client}
 
 
 def _unpooled_details(analysis: "Analysis", site: "UnpooledSite") -> Dict[str, Any]:

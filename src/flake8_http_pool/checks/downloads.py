@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, NamedTuple
 
 from ..bindings import ASSIGN, PARAM, WITH, Binding, Meaning, Scope, callee_name, lookup
 from ..finding import Hit
-from ..libraries import CLIENT_CONSTRUCTORS, REQUESTS_STYLE, constructor_family
+from ..libraries import CLIENT_CONSTRUCTORS, REQUESTS_STYLE, constructor_family, shown
 from ..walk import Ctx
 from .connections import span
 
@@ -227,7 +227,7 @@ def _call_name(analysis: "Analysis", request: Request) -> str:
         return func.attr
     meaning = analysis.meaning(func, request.ctx.scope)
     if meaning is not None and meaning.kind == "lib":
-        return meaning.qual
+        return shown(meaning.qual)
     return qual or "request"
 
 

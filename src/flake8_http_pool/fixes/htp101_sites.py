@@ -12,7 +12,7 @@ from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Set, Tu
 from ..bindings import dotted_name
 from ..finding import Finding
 from ..fix_facts import NO_FACTS, FixFacts
-from ..libraries import FAMILIES, unpooled_family
+from ..libraries import ANY_ATTRIBUTE, FAMILIES, unpooled_family
 from .positions import Span, char_span
 
 # How many positional arguments the session method takes in the same places as the module function.
@@ -480,6 +480,17 @@ def _httpx_inner(qualname: str) -> Tuple[str, ...]:
 _INNER_NAMES = {"requests": _requests_inner, "niquests": _requests_inner, "httpx": _httpx_inner, "httpx2": _httpx_inner}
 
 
+def looked_up_by_name(qualname: str, call: Optional[ast.Call]) -> bool:
+    """A function the program looks up by name, `getattr(requests, m)(u)` (or a name bound to that lookup), or
+    `getattr(requests, "get")(u)`: report only (RULES.md "Fix safety"). `getattr(session, m)` would fail where
+    `m` names an attribute of the module that a session lacks; the literal form is left as written too, so one
+    rule covers every lookup (a name bound to `getattr(requests, "get")` is an alias like any other)."""
+    if qualname.rpartition(".")[2] == ANY_ATTRIBUTE:
+        return True
+    func = call.func if call is not None else None
+    return isinstance(func, ast.Call) and isinstance(func.func, ast.Name) and func.func.id == "getattr"
+
+
 def _arguments_fit(library: str, verb: str, call: ast.Call) -> bool:
     """Whether the session method accepts the call's arguments as they are (or with `params=` for get)."""
     if any(isinstance(arg, ast.Starred) for arg in call.args):
@@ -682,6 +693,8 @@ def plan_loop_wraps(findings: Sequence[Finding], tree: ast.Module, lines: Sequen
         call = index.calls.get((finding.line, finding.col, finding.end_line, finding.end_col))
         statement = index.statements.get(tuple(loop))  # type: ignore[arg-type]
         if call is None or statement is None or not _arguments_fit(library, verb, call):
+            continue
+        if looked_up_by_name(str(details.get("qualname", "")), call):
             continue
         if isinstance(index.scope_of(statement), (ast.ClassDef, ast.Lambda)):
             continue  # a class body's comprehensions cannot see a name the class body binds

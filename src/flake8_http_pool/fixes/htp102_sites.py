@@ -2,7 +2,8 @@
 
 The fix is one module-level client, `_HTTP_SESSION = requests.Session()` after the imports (`_HTTP_CLIENT =
 httpx.Client()`), and every reported call sent through it. An existing module-level `NAME = requests.Session()`
-is reused. aiohttp has no module-level session outside an event loop and `urlopen` no session at all: report only.
+is reused. aiohttp has no module-level session outside an event loop and `urlopen` no session at all: report only,
+as is a function looked up by `getattr` (htp101_sites.looked_up_by_name).
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from ..finding import Finding
 from ..fix_facts import NO_FACTS, FixFacts
 from ..bindings import dotted_name
 from ..libraries import unpooled_family
-from .htp101_sites import ImportRef, _arguments_fit, _import_refs, _Index, _module_binding, reads_response_cookies
+from .htp101_sites import (ImportRef, _arguments_fit, _import_refs, _Index, _module_binding, looked_up_by_name,
+                           reads_response_cookies)
 from .positions import Span, char_span
 
 _MAX_LINE = 79  # pycodestyle's default (E501)
@@ -225,6 +227,8 @@ def plan_shared_clients(findings: Sequence[Finding], tree: ast.Module, lines: Se
             continue
         span = (finding.line, finding.col, finding.end_line, finding.end_col)
         call = index.calls.get(span)
+        if looked_up_by_name(str(details.get("qualname", "")), call):
+            continue
         func = call.func if call is not None else _expr_at(index, finding)
         # A name the project patches or wraps: tests and wrappers would silently stop applying (report only).
         if facts.is_patched(dotted_name(func) or "", str(details.get("qualname", ""))):

@@ -10,15 +10,15 @@ RULE = Rule(
     message="{call}() {where} opens a new connection (and TLS handshake) for every request; {remedy}",
     fix=FIX_UNSAFE,
     fix_sites=(
-        "report only where a call in the loop passes `cookies=` or its response's cookies are read, where the loop mixes `verify=` / `cert=` values and requests is not pinned at 2.32 or newer, where the project patches or wraps the rewritten name, where the library's import would not bind the name before the new `with`, and for `urlopen`; a loop inside a function that runs many times gets HTP102's fix"
+        "report only where a call in the loop passes `cookies=` or its response's cookies are read, where the loop mixes `verify=` / `cert=` values and requests is not pinned at 2.32 or newer, where the project patches or wraps the rewritten name, where the library's import would not bind the name before the new `with`, for `urlopen` and `urlretrieve`, and for a function looked up by `getattr`; a loop inside a function that runs many times gets HTP102's fix"
     ),
     fix_title="Create one {client} around the loop and call through it",
     check=connections.unpooled_call_in_loop,
     what_it_does="""\
 Checks for module-level request functions that open a connection pool of their own and throw it away after
 one request - `requests.get()` and its siblings, `httpx.get()` / `httpx.stream()`, `aiohttp.request()`,
-`urllib.request.urlopen()`, the same functions of `niquests` and `httpx2`, and `grequests.get()` without a
-`session=` keyword - when they run once per iteration of a loop.
+`urllib.request.urlopen()` and `urllib.request.urlretrieve()`, the same functions of `niquests` and `httpx2`,
+and `grequests.get()` without a `session=` keyword - when they run once per iteration of a loop.
 
 A loop here is the body of `for`, `async for` and `while` (not their `else`), the parts of a comprehension
 or generator expression that run per item, and a `lambda` or nested `def` written inside one of those. The
@@ -28,8 +28,12 @@ it per item, and so does handing it to `submit`, `gevent.spawn` or `threading.Th
 loop.
 
 Every import form is followed (`import requests as rq`, `from requests import get as fetch`,
-`from requests import api`), and so is a name assigned the module (`http = requests`). A parameter, loop
-variable or local definition with the same name shadows the library and is not reported.
+`from requests import api`), and so is a name assigned the module (`http = requests`). So is a function
+looked up by the builtin `getattr`: `getattr(requests, "get")` is `requests.get`, and `getattr(requests, m)`
+(with or without a default) counts whatever `m` is, as it does on `niquests`, `httpx` and `httpx2`; on the
+other libraries only a literal name that is one of their functions counts. A parameter, loop variable or
+local definition with the same name (`requests`, `get`, `getattr`) shadows the library or the builtin and is
+not reported, and `getattr(self.session, m)(u)` is a session's method.
 
 A retry loop is not reported: a loop that leaves (`return`, `break`) right after the request succeeds and
 repeats only from an `except` handler or a failed status check (`r.ok`, `r.status_code` compared with a
@@ -126,8 +130,10 @@ report-only rules (and any `verify=` / `cert=` before requests 2.32 keeps it rep
 shares that pool); a blocking call in a hot `async def` stays report only, as the module-level session
 would hide its HTP403 finding. Retry loops are not reported, so never rewritten.
 A generator expression assigned to a name and consumed later gets a `with` that spans from its statement to
-the last use of that name. `urllib.request.urlopen()` is reported only: its replacement (`urllib3`) returns
-a different response type.
+the last use of that name. `urllib.request.urlopen()` and `urlretrieve()` are reported only: their
+replacement (`urllib3`) returns a different response type, and has nothing that saves to a file. A
+function looked up by `getattr` is reported only: `getattr(session, m)` would fail where `m` names an
+attribute of the module that a session lacks, and even a literal name is left as the author wrote it.
 
 Comments survive the fix; a site where the rewrite would drop a comment is treated as unsafe.""",
     options="""\

@@ -10,15 +10,15 @@ RULE = Rule(
     message="{call}() in {function}(), which runs many times ({reason}), opens a new connection on every call; {remedy}",
     fix=FIX_UNSAFE,
     fix_sites=(
-        "report only where the project patches or wraps the rewritten name, where the response's cookies are read, or where the library is imported optionally or only inside functions"
+        "report only where the project patches or wraps the rewritten name, where the response's cookies are read, where the library is imported optionally or only inside functions, or where the function is looked up by `getattr`"
     ),
     fix_title="Share one module-level {client}",
     check=connections.unpooled_call_in_hot_function,
     what_it_does="""\
 Checks for the same connection-per-request functions as HTP101 (`requests.get()`, `httpx.post()`,
-`aiohttp.request()`, `urllib.request.urlopen()`, their `niquests` / `httpx2` twins, `grequests.*` without
-`session=`), called outside any loop but inside a function that runs many times. A function of the module
-is taken to run many times when:
+`aiohttp.request()`, `urllib.request.urlopen()` / `urlretrieve()`, their `niquests` / `httpx2` twins,
+`grequests.*` without `session=`, `getattr(requests, m)(...)`), called outside any loop but inside a
+function that runs many times. A function of the module is taken to run many times when:
 
 1. it is called, or handed over as a callable, inside a loop of the module (`fetch(u)`, `self.fetch(u)`,
    `pool.submit(fetch, u)`, `asyncio.create_task(fetch(u))`, `threading.Thread(target=fetch)`);
@@ -115,8 +115,10 @@ Report only (no fix offered):
   the tests and wrappers would silently stop applying;
 - the renamed call would push a line past 79 characters (or past the module's longest line, if that is
   longer): the fixed file must pass pycodestyle where the original did;
-- `aiohttp.request` (no module-level session outside an event loop), `urllib.request.urlopen` (no session),
-  in-house calls from `unpooled-calls`, and calls whose arguments the session method does not take.
+- `aiohttp.request` (no module-level session outside an event loop), `urllib.request.urlopen` and
+  `urlretrieve` (no session), a function looked up by `getattr` (`getattr(session, m)` fails where `m`
+  names an attribute of the module that a session lacks), in-house calls from `unpooled-calls`, and calls
+  whose arguments the session method does not take.
 
 An import the rewritten calls made unused is removed, except a name code outside the module may reach:
 one listed in `__all__`, re-exported as `from requests import get as get`, or patched by the project.

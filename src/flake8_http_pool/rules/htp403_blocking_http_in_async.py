@@ -13,11 +13,12 @@ RULE = Rule(
     check=async_blocking.blocking_http_in_async,
     what_it_does="""\
 Checks for synchronous HTTP calls in the body of an `async def`: the module-level request functions of
-requests, niquests, httpx and httpx2 and `urllib.request.urlopen()`, and the request methods (`get`, `post`,
-..., `send`, `stream`) of a `requests.Session` or `httpx.Client` known where the function runs: created in
-the same function, at module level (including the `_HTTP_SESSION` that HTP102's fix writes: the shared
-session still blocks), stored on `self` by the class, or a parameter annotated as one. Creating the
-client is not reported, nor is code in a nested plain `def` or `lambda` (it runs wherever it is called),
+requests, niquests, httpx and httpx2 (also looked up by `getattr`: `getattr(requests, m)(u)`),
+`urllib.request.urlopen()` and `urlretrieve()`, and the request methods (`get`, `post`, ..., `send`,
+`stream`) of a `requests.Session` or `httpx.Client` known where the function runs: created in the same
+function, at module level (including the `_HTTP_SESSION` that HTP102's fix writes: the shared session still
+blocks), stored on `self` by the class, or a parameter annotated as one. Creating the client is not
+reported, nor is code in a nested plain `def` or `lambda` (it runs wherever it is called),
 `aiohttp.request()`, `grequests.get()` (which only builds a request), or anything on `httpx.AsyncClient`
 and aiohttp sessions.
 

@@ -58,8 +58,8 @@ CASES: Dict[str, Tuple[str, str]] = {
         "stream=True",
     ),
     "HTP203": (
-        "import requests\n\n\ndef status(url):\n    r = requests.get(url, stream=True)\n    return r.status_code\n",
-        "with requests.get(url, stream=True) as r:",
+        "import requests\n\n\ndef status(url):\n    r = requests.Session().get(url, stream=True)\n    return r.status_code\n",
+        "with requests.Session().get(url, stream=True) as r:",
     ),
     "HTP301": (
         "from concurrent.futures import ThreadPoolExecutor\nimport requests\n\nsession = requests.Session()\n\n\n"

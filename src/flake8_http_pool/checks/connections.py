@@ -304,6 +304,23 @@ def _fresh_call(analysis: "Analysis", func: FunctionInfo, call: ast.Call,
     return False
 
 
+def factory_client(analysis: "Analysis", expr: ast.expr, scope: Scope) -> Optional[Tuple[str, Optional[FunctionInfo]]]:
+    """When the name `expr` holds what a client factory of this module returned (`session = make_session()`,
+    RULES.md: a call reaches "what a module-level name holds"): (the factory's constructor, the function the
+    name is bound in, None at module level). A class factory's instance is its own object, not a client."""
+    if not isinstance(expr, ast.Name):
+        return None
+    binding = lookup(expr.id, scope, (expr.lineno, expr.col_offset))
+    if binding is None or binding.kind != ASSIGN or not isinstance(binding.value, ast.Call):
+        return None
+    site = analysis.call_site(binding.value)
+    target = analysis.function_target(binding.value.func, site.ctx) if site is not None else None
+    if target is None or target.name == "__init__":
+        return None
+    factory = local_factories(analysis).get(target)
+    return (factory.qual, site.ctx.func) if factory is not None and site is not None else None
+
+
 def _factory_call_sites(analysis: "Analysis") -> List[Tuple[ast.Call, Ctx, FunctionInfo]]:
     """The calls of this module that call one of its client factories found so far (a class: its instantiations)."""
     found: Dict[FunctionInfo, Factory] = getattr(analysis, "_local_factories", None) or {}

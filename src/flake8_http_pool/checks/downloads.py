@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, NamedTuple
 
 from ..bindings import ASSIGN, PARAM, WITH, Binding, Meaning, Scope, callee_name, lookup
 from ..finding import Hit
-from ..libraries import CLIENT_CONSTRUCTORS, REQUESTS_STYLE, constructor_family, shown
+from ..libraries import CLIENT_CONSTRUCTORS, CLIENT_REQUEST_METHODS, REQUESTS_STYLE, constructor_family, shown
 from ..walk import Ctx
 from .connections import span
 
@@ -99,7 +99,7 @@ def requests_made(analysis: "Analysis") -> List[Request]:
         return cached
     out: List[Request] = []
     for call, ctx in analysis.facts.calls:
-        meaning = analysis.meaning(call, ctx.scope)
+        meaning = analysis.meaning(call, ctx.scope) or _through_a_factory_s_client(analysis, call, ctx)
         # `meaning.node is not call`: a wrapper such as `closing(requests.get(u))` resolves to the inner request.
         if meaning is None or meaning.kind != "response" or meaning.node is not call:
             continue
@@ -110,6 +110,18 @@ def requests_made(analysis: "Analysis") -> List[Request]:
         out.append(_follow(analysis, call, ctx, meaning))
     analysis._requests_made = out  # type: ignore[attr-defined]
     return out
+
+
+def _through_a_factory_s_client(analysis: "Analysis", call: ast.Call, ctx: Ctx) -> Optional[Meaning]:
+    """A request through a client that a factory of this module made (`s = make_session(); s.get(u)`): a known
+    client, as one its constructor made in the same place."""
+    from .connections import factory_client
+
+    func = call.func
+    if not isinstance(func, ast.Attribute) or func.attr not in CLIENT_REQUEST_METHODS:
+        return None
+    made = factory_client(analysis, func.value, ctx.scope)
+    return Meaning("response", made[0], call) if made is not None else None
 
 
 def _follow(analysis: "Analysis", call: ast.Call, ctx: Ctx, meaning: Meaning) -> Request:

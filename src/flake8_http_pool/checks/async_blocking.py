@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING, Dict, Iterator, List, NamedTuple, Optional, Set, Tuple
 
-from ..bindings import PARAM, FunctionInfo, Meaning, Scope, lookup
+from ..bindings import PARAM, FunctionInfo, Meaning, Scope, callee_name, lookup
 from ..finding import Hit
 from ..graphs import spread_to_callers
 from ..libraries import CLIENT_REQUEST_METHODS, SYNC_CLIENTS, shown, unpooled_family
@@ -82,13 +82,10 @@ def _factory_client_call(analysis: "Analysis", call: ast.Call, ctx: Ctx) -> Opti
     very function (`SESSION = make_session()` then `SESSION.get(u)`), as `_client_known` takes a constructor's."""
     from .connections import factory_client
 
-    func = call.func
-    if not isinstance(func, ast.Attribute) or func.attr not in CLIENT_REQUEST_METHODS:
-        return None
-    made = factory_client(analysis, func.value, ctx.scope)
+    made = factory_client(analysis, call, ctx.scope)
     if made is None or made[0] not in SYNC_CLIENTS or (made[1] is not None and made[1] is not ctx.func):
         return None
-    return f"{_DISPLAY.get(made[0], made[0])}.{func.attr}", made[0].split(".", 1)[0]
+    return f"{_DISPLAY.get(made[0], made[0])}.{callee_name(call.func)}", made[0].split(".", 1)[0]
 
 
 class Blocker(NamedTuple):

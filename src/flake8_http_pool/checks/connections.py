@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING, Any, Dict, Iterator, List, NamedTuple, Optiona
 
 from ..bindings import ASSIGN, DEF, WITH, FunctionInfo, Scope, dotted_name, lookup
 from ..finding import Hit
-from ..libraries import ANY_ATTRIBUTE, CLIENT_CONSTRUCTORS, FAMILIES, ROOT_MODULES, constructor_family, shown
+from ..libraries import (ANY_ATTRIBUTE, CLIENT_CONSTRUCTORS, CLIENT_REQUEST_METHODS, FAMILIES, ROOT_MODULES,
+                         constructor_family, shown)
 from ..walk import CallSite, Ctx, NameUse
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -304,13 +305,17 @@ def _fresh_call(analysis: "Analysis", func: FunctionInfo, call: ast.Call,
     return False
 
 
-def factory_client(analysis: "Analysis", expr: ast.expr, scope: Scope) -> Optional[Tuple[str, Optional[FunctionInfo]]]:
-    """When the name `expr` holds what a client factory of this module returned (`session = make_session()`,
-    RULES.md: a call reaches "what a module-level name holds"): (the factory's constructor, the function the
-    name is bound in, None at module level). A class factory's instance is its own object, not a client."""
-    if not isinstance(expr, ast.Name):
+def factory_client(analysis: "Analysis", call: ast.Call, scope: Scope) -> Optional[Tuple[str, Optional[FunctionInfo]]]:
+    """When `call` is a request method (`get`, `send`, ...) of a name that holds what a client factory of this
+    module returned (`session = make_session()`, RULES.md: a call reaches "what a module-level name holds"):
+    (the factory's constructor, the function the name is bound in, None at module level). A class factory's
+    instance is its own object, not a client."""
+    func = call.func
+    if not isinstance(func, ast.Attribute) or func.attr not in CLIENT_REQUEST_METHODS \
+            or not isinstance(func.value, ast.Name):
         return None
-    binding = lookup(expr.id, scope, (expr.lineno, expr.col_offset))
+    name = func.value
+    binding = lookup(name.id, scope, (name.lineno, name.col_offset))
     if binding is None or binding.kind != ASSIGN or not isinstance(binding.value, ast.Call):
         return None
     site = analysis.call_site(binding.value)

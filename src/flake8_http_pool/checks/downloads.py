@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, NamedTuple
 
 from ..bindings import ASSIGN, PARAM, WITH, Binding, Meaning, Scope, callee_name, lookup
 from ..finding import Hit
-from ..libraries import CLIENT_CONSTRUCTORS, CLIENT_REQUEST_METHODS, REQUESTS_STYLE, constructor_family, shown
+from ..libraries import CLIENT_CONSTRUCTORS, REQUESTS_STYLE, constructor_family, shown
 from ..walk import Ctx
 from .connections import span
 
@@ -117,10 +117,7 @@ def _through_a_factory_s_client(analysis: "Analysis", call: ast.Call, ctx: Ctx) 
     client, as one its constructor made in the same place."""
     from .connections import factory_client
 
-    func = call.func
-    if not isinstance(func, ast.Attribute) or func.attr not in CLIENT_REQUEST_METHODS:
-        return None
-    made = factory_client(analysis, func.value, ctx.scope)
+    made = factory_client(analysis, call, ctx.scope)
     return Meaning("response", made[0], call) if made is not None else None
 
 

@@ -86,7 +86,7 @@ def _digest(value: str) -> str:
 
 
 # Bump when a summary's shape or meaning changes (project.summarize): every entry is keyed on it.
-SUMMARY_VERSION = 9
+SUMMARY_VERSION = 10
 
 Signature = Tuple[int, int, int, int]
 

@@ -63,7 +63,7 @@ def _blocking_call(analysis: "Analysis", call: ast.Call, ctx: Ctx) -> Optional[T
     """(the name messages give it, its library) when `call` is itself a blocking HTTP call, else None."""
     meaning = analysis.meaning(call.func, ctx.scope)
     if meaning is None:
-        return _factory_client_call(analysis, call, ctx)
+        return _known_client_call(analysis, call, ctx)
     if meaning.kind == "lib":
         family = unpooled_family(meaning.qual)
         return (shown(meaning.qual), family) if family in _BLOCKING_FAMILIES else None
@@ -77,12 +77,13 @@ def _blocking_call(analysis: "Analysis", call: ast.Call, ctx: Ctx) -> Optional[T
     return None
 
 
-def _factory_client_call(analysis: "Analysis", call: ast.Call, ctx: Ctx) -> Optional[Tuple[str, str]]:
-    """A request method of a sync client that a factory of this module made, bound at module level or in this
-    very function (`SESSION = make_session()` then `SESSION.get(u)`), as `_client_known` takes a constructor's."""
-    from .connections import factory_client
+def _known_client_call(analysis: "Analysis", call: ast.Call, ctx: Ctx) -> Optional[Tuple[str, str]]:
+    """A request method of a sync client that connections.client_behind knows (a factory of this module made it,
+    `SESSION = make_session()`, or a call of this module passes it to the parameter), bound at module level or
+    in this very function, as `_client_known` takes a constructor's."""
+    from .connections import client_behind
 
-    made = factory_client(analysis, call, ctx.scope)
+    made = client_behind(analysis, call, ctx.scope)
     if made is None or made[0] not in SYNC_CLIENTS or (made[1] is not None and made[1] is not ctx.func):
         return None
     return f"{_DISPLAY.get(made[0], made[0])}.{callee_name(call.func)}", made[0].split(".", 1)[0]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING, Any, Dict, Iterator, List, NamedTuple, Optional, Set, Tuple
 
-from ..bindings import ASSIGN, DEF, WITH, FunctionInfo, Scope, dotted_name, lookup
+from ..bindings import ASSIGN, DEF, PARAM, WITH, FunctionInfo, Scope, dotted_name, lookup
 from ..finding import Hit
 from ..libraries import (ANY_ATTRIBUTE, CLIENT_CONSTRUCTORS, CLIENT_REQUEST_METHODS, FAMILIES, ROOT_MODULES,
                          constructor_family, shown)
@@ -305,18 +305,26 @@ def _fresh_call(analysis: "Analysis", func: FunctionInfo, call: ast.Call,
     return False
 
 
-def factory_client(analysis: "Analysis", call: ast.Call, scope: Scope) -> Optional[Tuple[str, Optional[FunctionInfo]]]:
-    """When `call` is a request method (`get`, `send`, ...) of a name that holds what a client factory of this
-    module returned (`session = make_session()`, RULES.md: a call reaches "what a module-level name holds"):
-    (the factory's constructor, the function the name is bound in, None at module level). A class factory's
-    instance is its own object, not a client."""
+def client_behind(analysis: "Analysis", call: ast.Call,
+                  scope: Scope) -> Optional[Tuple[str, Optional[FunctionInfo]]]:
+    """When `call` is a request method (`get`, `send`, ...) of a name that the engine's bindings leave unknown but
+    RULES.md counts as a known client: (its constructor, the function the name is bound in, None at module level).
+
+    - what a client factory of this module returned (`session = make_session()`: a call reaches "what a
+      module-level name holds"); a class factory's instance is its own object, not a client;
+    - a parameter that a call of its function in this module passes a client to ("a client parameter the
+      project passes one to")."""
     func = call.func
     if not isinstance(func, ast.Attribute) or func.attr not in CLIENT_REQUEST_METHODS \
             or not isinstance(func.value, ast.Name):
         return None
     name = func.value
     binding = lookup(name.id, scope, (name.lineno, name.col_offset))
-    if binding is None or binding.kind != ASSIGN or not isinstance(binding.value, ast.Call):
+    if binding is None:
+        return None
+    if binding.kind == PARAM:
+        return _passed_client(analysis, name.id, binding.scope)
+    if binding.kind != ASSIGN or not isinstance(binding.value, ast.Call):
         return None
     site = analysis.call_site(binding.value)
     target = analysis.function_target(binding.value.func, site.ctx) if site is not None else None
@@ -324,6 +332,30 @@ def factory_client(analysis: "Analysis", call: ast.Call, scope: Scope) -> Option
         return None
     factory = local_factories(analysis).get(target)
     return (factory.qual, site.ctx.func) if factory is not None and site is not None else None
+
+
+def _passed_client(analysis: "Analysis", name: str, scope: Scope) -> Optional[Tuple[str, Optional[FunctionInfo]]]:
+    """The client some call of this module passes to the parameter `name` of the function whose scope is `scope`."""
+    owner = next((func for func in analysis.facts.functions if func.scope is scope), None)
+    if owner is None:
+        return None
+    args = owner.node.args
+    positional = [*getattr(args, "posonlyargs", ()), *args.args]
+    decorators = {getattr(d, "id", "") for d in owner.node.decorator_list}
+    if owner.cls is not None and owner.parent is None and "staticmethod" not in decorators and positional:
+        positional = positional[1:]  # `self` / `cls` takes no position at the call
+    names = [arg.arg for arg in positional]
+    position = names.index(name) if name in names else -1
+    for site in _call_sites_of(analysis, owner):
+        passed = [k.value for k in site.node.keywords if k.arg == name]
+        if 0 <= position < len(site.node.args) and \
+                not any(isinstance(arg, ast.Starred) for arg in site.node.args[:position + 1]):
+            passed.append(site.node.args[position])
+        for value in passed:
+            meaning = analysis.meaning(value, site.ctx.scope)
+            if meaning is not None and meaning.kind == "client" and meaning.qual in CLIENT_CONSTRUCTORS:
+                return meaning.qual, owner
+    return None
 
 
 def _factory_call_sites(analysis: "Analysis") -> List[Tuple[ast.Call, Ctx, FunctionInfo]]:

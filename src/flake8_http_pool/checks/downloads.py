@@ -99,7 +99,7 @@ def requests_made(analysis: "Analysis") -> List[Request]:
         return cached
     out: List[Request] = []
     for call, ctx in analysis.facts.calls:
-        meaning = analysis.meaning(call, ctx.scope) or _through_a_factory_s_client(analysis, call, ctx)
+        meaning = analysis.meaning(call, ctx.scope) or _through_a_known_client(analysis, call, ctx)
         # `meaning.node is not call`: a wrapper such as `closing(requests.get(u))` resolves to the inner request.
         if meaning is None or meaning.kind != "response" or meaning.node is not call:
             continue
@@ -112,12 +112,12 @@ def requests_made(analysis: "Analysis") -> List[Request]:
     return out
 
 
-def _through_a_factory_s_client(analysis: "Analysis", call: ast.Call, ctx: Ctx) -> Optional[Meaning]:
-    """A request through a client that a factory of this module made (`s = make_session(); s.get(u)`): a known
-    client, as one its constructor made in the same place."""
-    from .connections import factory_client
+def _through_a_known_client(analysis: "Analysis", call: ast.Call, ctx: Ctx) -> Optional[Meaning]:
+    """A request through a client that connections.client_behind knows: one a factory of this module made
+    (`s = make_session(); s.get(u)`), or one a call of this module passes to the parameter."""
+    from .connections import client_behind
 
-    made = factory_client(analysis, call, ctx.scope)
+    made = client_behind(analysis, call, ctx.scope)
     return Meaning("response", made[0], call) if made is not None else None
 
 

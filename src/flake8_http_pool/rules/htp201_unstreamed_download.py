@@ -25,7 +25,8 @@ writes its `.content` / `.text` (`save_cover(r)`); the message then names that f
 `check` follows such a function into another module of the project (under `--preview` for now).
 
 The request must be made in the same function, through the library or through a known client: one bound
-in that function, on `self`, at module level, or passed in as a parameter annotated as one (the fix is
+in that function, on `self`, at module level, returned by a client factory of the module, or passed in as
+a parameter annotated as one or that a call in the module passes one to (the fix is
 offered only for the library and for a client the function builds itself, see below). It is reported at the
 request call, where `stream=True` goes, and also when the request already passes
 `stream=True`: reading `.content` afterwards still holds the whole body in memory. Where the response is

@@ -17,8 +17,9 @@ RULE = Rule(
     what_it_does="""\
 Checks for the streaming API of a requests response - `r.iter_content()`, `r.iter_lines()` or `r.raw` - on
 a response whose request did not pass `stream=True` (or passed `stream=False`). It covers `requests.*`,
-`niquests.*` and the methods of a `requests.Session` bound in the same function, on `self`, at module level
-or passed in as an annotated parameter, and is reported at the request call, where `stream=True` goes. A `stream=` whose value is not a literal, or `**kwargs`, is left
+`niquests.*` and the methods of a `requests.Session` bound in the same function, on `self`, at module level,
+made by a client factory of the module, or passed in as a parameter (annotated, or passed one by a call in
+the module), and is reported at the request call, where `stream=True` goes. A `stream=` whose value is not a literal, or `**kwargs`, is left
 alone.""",
     why_bad="""\
 Without `stream=True`, requests downloads the whole body into memory before the call returns.

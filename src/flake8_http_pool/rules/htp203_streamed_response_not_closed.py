@@ -17,7 +17,8 @@ RULE = Rule(
     what_it_does="""\
 Checks for a response requested with `stream=True` from a pooled client - a `requests.Session` (or
 niquests') method, on a session bound in the function, on `self`, at module level or passed in as an
-annotated parameter (a session a client factory of the module returned counts too), or any `.send(request, stream=True)` as in httpx - that the function neither uses as a
+annotated parameter or one a call in the module passes a session to (a session a client factory of the
+module returned counts too), or any `.send(request, stream=True)` as in httpx - that the function neither uses as a
 `with` target, nor closes (`r.close()`, `r.raw.close()`, `r.raw.release_conn()`), nor hands on - returned,
 yielded, passed to another call, or stored outside the function. It is reported at the request call.
 

@@ -17,8 +17,9 @@ requests, niquests, httpx and httpx2 (also looked up by `getattr`: `getattr(requ
 `urllib.request.urlopen()` and `urlretrieve()`, and the request methods (`get`, `post`, ..., `send`,
 `stream`) of a `requests.Session` or `httpx.Client` known where the function runs: created in the same
 function, at module level (including the `_HTTP_SESSION` that HTP102's fix writes: the shared session still
-blocks), stored on `self` by the class, a parameter annotated as one, or what a client factory of the module
-returned, bound in the function or at module level (`SESSION = make_session()`). Creating the client is not
+blocks), stored on `self` by the class, a parameter annotated as one or that a call in the module passes one
+to, or what a client factory of the module returned, bound in the function or at module level
+(`SESSION = make_session()`). Creating the client is not
 reported, nor is code in a nested plain `def` or `lambda` (it runs wherever it is called),
 `aiohttp.request()`, `grequests.get()` (which only builds a request), or anything on `httpx.AsyncClient`
 and aiohttp sessions.

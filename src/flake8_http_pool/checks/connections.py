@@ -334,17 +334,22 @@ def client_behind(analysis: "Analysis", call: ast.Call,
     return (factory.qual, site.ctx.func) if factory is not None and site is not None else None
 
 
+def positional_parameters(func: FunctionInfo) -> List[ast.arg]:
+    """The parameters of `func` a call fills by position, in order: a method's `self` / `cls` takes none."""
+    args = func.node.args
+    positional = [*getattr(args, "posonlyargs", ()), *args.args]
+    decorators = {getattr(d, "id", "") for d in func.node.decorator_list}
+    if func.cls is not None and func.parent is None and "staticmethod" not in decorators and positional:
+        positional = positional[1:]
+    return positional
+
+
 def _passed_client(analysis: "Analysis", name: str, scope: Scope) -> Optional[Tuple[str, Optional[FunctionInfo]]]:
     """The client some call of this module passes to the parameter `name` of the function whose scope is `scope`."""
     owner = next((func for func in analysis.facts.functions if func.scope is scope), None)
     if owner is None:
         return None
-    args = owner.node.args
-    positional = [*getattr(args, "posonlyargs", ()), *args.args]
-    decorators = {getattr(d, "id", "") for d in owner.node.decorator_list}
-    if owner.cls is not None and owner.parent is None and "staticmethod" not in decorators and positional:
-        positional = positional[1:]  # `self` / `cls` takes no position at the call
-    names = [arg.arg for arg in positional]
+    names = [arg.arg for arg in positional_parameters(owner)]
     position = names.index(name) if name in names else -1
     for site in _call_sites_of(analysis, owner):
         passed = [k.value for k in site.node.keywords if k.arg == name]

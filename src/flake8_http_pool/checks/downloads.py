@@ -9,7 +9,7 @@ from ..bindings import ASSIGN, PARAM, WITH, Binding, Meaning, Scope, callee_name
 from ..finding import Hit
 from ..libraries import CLIENT_CONSTRUCTORS, REQUESTS_STYLE, constructor_family, shown
 from ..walk import Ctx
-from .connections import span
+from .connections import positional_parameters, span
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..analysis import Analysis
@@ -444,12 +444,8 @@ def writer_parameters(analysis: "Analysis", func: Any) -> Tuple[Tuple[int, str, 
         analysis.__dict__["_functions_writing"] = writing
     if id(func.node) not in writing:
         return ()
-    args = func.node.args
-    positional = [*getattr(args, "posonlyargs", ()), *args.args]
-    decorators = {getattr(d, "id", "") for d in func.node.decorator_list}
-    if func.cls is not None and func.parent is None and "staticmethod" not in decorators and positional:
-        positional = positional[1:]
-    params = [(i, a.arg) for i, a in enumerate(positional)] + [(-1, a.arg) for a in args.kwonlyargs]
+    params = [(i, a.arg) for i, a in enumerate(positional_parameters(func))] + \
+        [(-1, a.arg) for a in func.node.args.kwonlyargs]
     found: List[Tuple[int, str, str]] = []
     for position, name in params:
         kind = ""

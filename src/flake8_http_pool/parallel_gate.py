@@ -96,14 +96,20 @@ def _local(shared: Tuple[Source, Optional[str], bool]) -> Any:
 
 def _first_job(shared: Tuple[Source, Optional[str], bool], item: Tuple[str, Any]) -> Tuple[Dict[str, Any], List[str]]:
     """In a worker: phase 1 for one file (its summary kept in the cache when there is one)."""
+    from .project import packed
+
     path, key = item
     _KEYS[path] = key
-    return _local(shared).first([path])
+    found, rest = _local(shared).first([path])
+    return {path: packed(summary) for path, summary in found.items()}, rest  # project.Summaries holds them so
 
 
 def _search_job(shared: Tuple[Source, Optional[str], bool, Any], item: Tuple[str, Any]) -> Dict[str, Any]:
     """In a worker: phase 2 for one file."""
+    from .project import packed
+
     source, folder, findings, needles = shared
     path, key = item
     _KEYS[path] = key
-    return _local((source, folder, findings)).search([path], needles)
+    found = _local((source, folder, findings)).search([path], needles)
+    return {path: packed(summary) for path, summary in found.items()}

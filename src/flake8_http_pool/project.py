@@ -21,8 +21,11 @@ from __future__ import annotations
 import ast
 import functools
 import os
+import pickle
 import re
-from typing import Any, Callable, Dict, FrozenSet, Iterable, List, NamedTuple, Optional, Set, Tuple
+from collections import OrderedDict
+from typing import (Any, Callable, Dict, FrozenSet, Iterable, Iterator, List, MutableMapping, NamedTuple, Optional,
+                    Set, Tuple, Union)
 
 from .bindings import ASSIGN, IMPORT, OTHER, FunctionInfo, dotted_name, lookup
 from .engine import ModuleSeeds
@@ -408,7 +411,7 @@ class ModuleMap:
 
     def __init__(self, paths: Iterable[str], root: str) -> None:
         self.root = root
-        self.paths = [os.path.abspath(p) for p in paths if p.endswith(".py")]
+        self.paths = [absolute_path(p) for p in paths if p.endswith(".py")]
         self.by_name: Dict[str, str] = {}
         self.name_of: Dict[str, str] = {}
         self._known = set(self.paths)
@@ -492,6 +495,127 @@ class ModuleMap:
         return ".".join(package + ([rest] if rest else [])) or None
 
 
+def absolute_path(path: str) -> str:
+    """`os.path.abspath(path)`, and the very string given when it is that already: a big tree's paths are then
+    held once, not once per structure keyed by them."""
+    return path if os.path.isabs(path) and os.path.normpath(path) == path else os.path.abspath(path)
+
+
+def packed(summary: Optional[Summary]) -> Optional[bytes]:
+    """A summary as a worker hands it to the main process: pickled, as `Summaries` holds it."""
+    return None if summary is None else pickle.dumps(summary, pickle.HIGHEST_PROTOCOL)
+
+
+class Summaries(MutableMapping[str, Optional[Summary]]):
+    """Path -> summary (None: the module could not be summarized). A value set as `packed`'s bytes is held so,
+    the last few read kept unpickled; one set as a summary is held as it is.
+
+    A summary's objects take about eight times its pickle (lists of call sites repeating the same references),
+    and a big project's summaries held as objects were most of `check`'s memory. The gate reads each module's
+    summary a couple of times; the solve reads every one of them a dozen times, so `narrow` first turns each
+    into the little the solve reads of it, held as objects. Summaries are read only once made, so one unpickled
+    again is the same summary."""
+
+    def __init__(self, items: Iterable[Tuple[str, Union[Summary, bytes, None]]] = (), keep: int = 16) -> None:
+        self._values: Dict[str, Union[Summary, bytes, None]] = dict(items)
+        self._recent: "OrderedDict[str, Summary]" = OrderedDict()
+        self._keep = keep
+
+    def __setitem__(self, path: str, value: Union[Summary, bytes, None]) -> None:  # type: ignore[override]
+        self._recent.pop(path, None)
+        self._values[path] = value
+
+    def __getitem__(self, path: str) -> Optional[Summary]:
+        value = self._values[path]
+        if not isinstance(value, bytes):
+            return value
+        summary = self._recent.get(path)
+        if summary is None:
+            summary = self._recent[path] = pickle.loads(value)
+            if len(self._recent) > self._keep:
+                self._recent.popitem(last=False)
+        else:
+            self._recent.move_to_end(path)
+        return summary
+
+    def narrow(self, keep_of: Callable[[Summary], Summary]) -> None:
+        """Hold `keep_of(summary)` in place of each summary, as objects."""
+        for path in list(self._values):
+            summary = self[path]
+            if summary is not None:
+                self._values[path] = packed(keep_of(summary))
+            self._recent.pop(path, None)
+
+    def __delitem__(self, path: str) -> None:
+        del self._values[path]
+        self._recent.pop(path, None)
+
+    def __contains__(self, path: object) -> bool:
+        return path in self._values
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+
+class _Record(Dict[str, Any]):
+    """A function's record as the solve reads it (`_worth_only`): a field left out has its default value."""
+
+    __slots__ = ()
+    DEFAULTS: Dict[str, Any] = {"calls": (), "always": (), "writes": (), "handoffs": (), "hot": None,
+                                "blocks": None, "factory": None, "unpooled": False, "client": False, "wrapper": False}
+
+    def __missing__(self, key: str) -> Any:
+        if key in self.DEFAULTS:
+            return self.DEFAULTS[key]
+        raise KeyError(key)
+
+
+def _worth_only(summary: Summary, worth: Callable[[Ref], bool]) -> Summary:
+    """`summary` as the solve reads it, once the gate has settled what can matter (`worth`), made small: most
+    functions of a module call nothing that can matter, and a big module's summary was mostly its call sites.
+
+    - A call site whose reference `worth` passes over is left out: every pass of the solve over sites skips it.
+    - A site naming a function of the same module is kept once per function named, one site shared by every
+      record naming it: the solve follows those only to the function (hot through a call, blocking through a
+      call every run), never to the site's line or kind.
+    - A record leaves out the fields that hold their default (`_Record`)."""
+    defaults = _Record.DEFAULTS
+    local: Dict[Tuple[str, str], Any] = {}  # (field, function named) -> the one site kept
+    functions = {}
+    for key, record in summary["functions"].items():
+        kept = _Record()
+        for field, value in record.items():
+            if field in ("calls", "always"):
+                value = _sites_worth(value, worth, local, field)
+            elif field == "name" and value == key:
+                value = key  # the same string
+            if field not in defaults or (value if defaults[field] == () else value != defaults[field]):
+                kept[field] = value
+        functions[key] = kept
+    return dict(summary, functions=functions,
+                module_calls=_sites_worth(summary["module_calls"], worth, local, "module_calls"))
+
+
+def _sites_worth(sites: List[Any], worth: Callable[[Ref], bool], local: Dict[Tuple[str, str], Any],
+                 field: str) -> List[Any]:
+    kept = []
+    named: Set[str] = set()
+    for site in sites:
+        ref = site[0]
+        if ref[0] == "local":
+            if ref[1] in named:
+                continue
+            named.add(ref[1])
+            site = local.setdefault((field, ref[1]), site)
+        elif not worth(ref):
+            continue
+        kept.append(site)
+    return kept
+
+
 class Project:
     """The summaries of the project's modules, loaded as asked, and references resolved to (file, key)."""
 
@@ -568,6 +692,7 @@ class Project:
 
 # -- the solver ------------------------------------------------------------------------------------------
 _LATER = ("", "")  # a reference not resolved yet: it names nothing wanted so far (see `_solve_gated`)
+_NONE_NAMED = {False: ((), False), True: ((), True)}  # a function's sites naming no function yet (`_solve_gated`)
 class _Hot:
     __slots__ = ("how", "place", "caller", "crossed")
 
@@ -1009,7 +1134,7 @@ def project_seeds(paths: List[str], options_of: Callable[[str], Options], *, cac
     from .project_cache import LocalModules
 
     local = LocalModules(options_of, cache)
-    return _solve_gated([os.path.abspath(p) for p in paths], first or local.first, search or local.search,
+    return _solve_gated([absolute_path(p) for p in paths], first or local.first, search or local.search,
                         load or local.summary)
 
 
@@ -1059,7 +1184,7 @@ def gather(paths: List[str], options_of: Callable[[str], Options],
                 found[path] = _summary_or_none(parse(got[1], path), options_of(path))
         return found
 
-    return _solve_gated([os.path.abspath(p) for p in paths], first, search, summary)
+    return _solve_gated([absolute_path(p) for p in paths], first, search, summary)
 
 
 def _solve_gated(paths: List[str], first: First, search: Search, load_summary: Load) -> Dict[str, Seeds]:
@@ -1078,7 +1203,9 @@ def _solve_gated(paths: List[str], first: First, search: Search, load_summary: L
             return None
         return load_summary(path)
 
-    summaries, rest = first(modules.paths)
+    gated, rest = first(modules.paths)
+    summaries = Summaries(gated.items())
+    del gated
     project = Project(modules, summaries, load)  # type: ignore[arg-type]
 
     def demand(path: str) -> Optional[Summary]:
@@ -1107,7 +1234,10 @@ def _solve_gated(paths: List[str], first: First, search: Search, load_summary: L
         above[path] = set() if relative.startswith("..") or relative == "." else set(relative.split(os.sep))
         return {stem}
 
-    resolved_calls: Dict[str, Dict[str, List[Optional[Tuple[str, str]]]]] = {}
+    # path -> function key -> the functions its call sites name so far (each once), and whether a site is left
+    # to resolve (it names nothing wanted yet, or what it names was not summarized yet): a list of targets per
+    # site, most of them not resolved, took memory for every call of every summarized module.
+    resolved_calls: Dict[str, Dict[str, Tuple[Tuple[Tuple[str, str], ...], bool]]] = {}
     searched_with: Dict[str, int] = {}  # path -> the number of names wanted when its sites were last looked at
 
     def worth(ref: Ref) -> bool:
@@ -1123,6 +1253,17 @@ def _solve_gated(paths: List[str], first: First, search: Search, load_summary: L
     def resolve_if_worth(ref: Ref, importer: str) -> Optional[Tuple[str, str]]:
         return project.resolve(ref, importer) if worth(ref) else _LATER
 
+    def resolve_sites(sites: List[Any], path: str) -> Tuple[Tuple[Tuple[str, str], ...], bool]:
+        named: Dict[Tuple[str, str], None] = {}
+        pending = False
+        for site in sites:
+            target = resolve_if_worth(site[0], path)
+            if target is None or target == _LATER:
+                pending = True
+            else:
+                named[target] = None
+        return (tuple(named), pending) if named else _NONE_NAMED[pending]
+
     def grow(path: str) -> bool:
         """Add the functions of `path` that can matter, and the names to search for; True when anything was new."""
         summary = summaries.get(path)
@@ -1132,19 +1273,17 @@ def _solve_gated(paths: List[str], first: First, search: Search, load_summary: L
         targets = resolved_calls.get(path)
         if targets is None:
             targets = resolved_calls[path] = {
-                key: [resolve_if_worth(site[0], path) for site in record["calls"]]
-                for key, record in summary["functions"].items()}
+                key: resolve_sites(record["calls"], path) for key, record in summary["functions"].items()}
         elif searched_with.get(path) != len(needles):  # names were added since: resolve what they may name
-            for key, called in targets.items():
-                if _LATER in called:
-                    targets[key] = [resolve_if_worth(site[0], path) if target == _LATER else target
-                                    for target, site in zip(called, summary["functions"][key]["calls"])]
+            for key, (_, pending) in targets.items():
+                if pending:
+                    targets[key] = resolve_sites(summary["functions"][key]["calls"], path)
         searched_with[path] = len(needles)
         changed = True
         while changed:
             changed = False
-            for key, called in targets.items():
-                if (path, key) not in found and any(t in relevant or t in found for t in called if t is not None):
+            for key, (named, _) in targets.items():
+                if (path, key) not in found and any(t in relevant or t in found for t in named):
                     found.add((path, key))
                     changed = True
         new = found - relevant
@@ -1198,17 +1337,20 @@ def _solve_gated(paths: List[str], first: First, search: Search, load_summary: L
         rest = [path for path in rest if path not in joined]
         if not joined:
             break
-        # References into the modules that joined resolve now; one that resolved already stays as it was (it
+        # References into the modules that joined resolve now (one that resolved already resolves as it did: it
         # went through summaries that have not changed).
         for path, targets in resolved_calls.items():
+            if not any(pending for _, pending in targets.values()):
+                continue
             record = summaries[path]["functions"]  # type: ignore[index]
-            for key, called in targets.items():
-                if None in called:
-                    targets[key] = [target if target is not None else project.resolve(site[0], path)
-                                    for target, site in zip(called, record[key]["calls"])]
+            for key, (_, pending) in targets.items():
+                if pending:
+                    targets[key] = resolve_sites(record[key]["calls"], path)
         grew = False
         while any([grow(path) for path in list(summaries)]):
             grew = True
         if not grew:
             break  # nothing new to search the rest for
+    resolved_calls.clear()
+    summaries.narrow(lambda summary: _worth_only(summary, worth))
     return solve(project, worth)

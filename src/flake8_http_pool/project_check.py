@@ -13,8 +13,7 @@ The main process holds the summaries (small) and the reports, never a tree.
 from __future__ import annotations
 
 import hashlib
-import os
-from typing import Any, Callable, Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from .project_cache import (MISSING, ProjectCache, StatMemo, codes_key, content_hash, facts_key, log_parse,
                             options_fingerprint, seeds_key, text_key)
@@ -89,6 +88,8 @@ def _python_result(path: str, settings: Any, cache: Optional[ProjectCache], seed
     # the walk); not walked: nothing to find here (phase 2 may still want it), or it does not parse.
     gated = bool(held)
     summary = _summary_analysis(held[0], options) if held else None
+    if held:
+        _collect()
     if cache is not None:
         results = dict(entry.get("results", {}))
         results[codes] = result
@@ -99,6 +100,23 @@ def _python_result(path: str, settings: Any, cache: Optional[ProjectCache], seed
             record["findings"] = (text_key(walked[0][0]), list(walked[0][1]))
         cache.store(path, fingerprint, digest, record)
     return result, _FIRST if gated else _REST, summary, digest
+
+
+_frozen = False
+
+
+def _collect() -> None:
+    """Free the walk just done now, not at some later full collection: its tree and analysis hold reference
+    cycles, and a worker otherwise carried the garbage of many files (its peak memory grew with the tree). What
+    the process held before its first walk (modules, the run's own lists) is frozen first, so a collection
+    looks at little more than the garbage."""
+    import gc
+
+    global _frozen
+    if not _frozen:
+        gc.freeze()
+        _frozen = True
+    gc.collect()
 
 
 def _classes_cache(path: str, settings: Any, cache: Optional[ProjectCache], digest: Optional[str],
@@ -135,6 +153,8 @@ def first_job(shared: Any, candidate: Any) -> Tuple[Any, str, Optional[Summary],
     from .reporting import annotate
     from .settings import resolved
 
+    from .project import packed
+
     overrides, folder = shared
     settings = resolved(overrides, candidate.key)
     if candidate.kind != PYTHON:
@@ -142,7 +162,8 @@ def first_job(shared: Any, candidate: Any) -> Tuple[Any, str, Optional[Summary],
 
         result = check_file(candidate.path, candidate.kind, settings.options, settings.codes)
         return annotate(result, candidate.kind, settings.fix_facts(), facts_path=candidate.path), _OTHER, None, None
-    return _python_result(candidate.path, settings, _open(folder))
+    result, place, summary, digest = _python_result(candidate.path, settings, _open(folder))
+    return result, place, packed(summary), digest  # held pickled by the main process (project.Summaries)
 
 
 def _parsed_anyway(candidate: Any, overrides: Any) -> Any:
@@ -262,8 +283,9 @@ def _root_key(root: str, words: FrozenSet[bytes]) -> str:
 
 
 def search_job(shared: Any, item: Tuple[str, Any]) -> Tuple[str, bool, Optional[Summary]]:
-    """In a worker: phase 2 of the gate for one file: whether its bytes name what can matter, and its summary."""
-    from .project import searchable
+    """In a worker: phase 2 of the gate for one file: whether its bytes name what can matter, and its summary
+    (project.packed)."""
+    from .project import packed, searchable
     from .project_cache import read_module, summary_of_text
     from .settings import resolved
 
@@ -278,11 +300,11 @@ def search_job(shared: Any, item: Tuple[str, Any]) -> Tuple[str, bool, Optional[
     fingerprint = options_fingerprint(options)
     entry = cache.load(path, fingerprint, digest) if cache is not None else {}
     if "summary" in entry:
-        return path, True, entry["summary"]
+        return path, True, packed(entry["summary"])
     summary = summary_of_text(path, got[1], options)
     if cache is not None:
         cache.store(path, fingerprint, digest, dict(entry, summary=summary))
-    return path, True, summary
+    return path, True, packed(summary)
 
 
 def _crashed_search(item: Tuple[str, Any]) -> Tuple[str, bool, Optional[Summary]]:
@@ -345,8 +367,9 @@ _Outcome = Tuple[Any, str, Optional[Summary], Optional[str]]
 
 
 def _first_results(candidates: List[Any], absolute: List[str], overrides: Any, cache: Optional[ProjectCache],
-                   jobs: int, crashed_first: Callable[[Any], _Outcome]) -> List[_Outcome]:
-    """Phase 1 for every candidate (first_job's outcome), in order.
+                   jobs: int, crashed_first: Callable[[Any], _Outcome]) -> Iterator[_Outcome]:
+    """Phase 1 for every candidate (first_job's outcome), in order, each as soon as it is known (a list of them
+    held a result and a copy of the path per file of a big tree).
 
     With a cache, a stat index (project_cache.StatMemo, one per command line) holds each Python file's findings
     and place in the gate beside its signature on disk and its settings: a file that looks as it did, under the
@@ -355,32 +378,39 @@ def _first_results(candidates: List[Any], absolute: List[str], overrides: Any, c
     from .discovery import PYTHON
     from .runner import Runner
 
-    outcomes: List[Optional[_Outcome]] = [None] * len(candidates)
     memo = StatMemo(cache, "i", repr((_INDEX_FORMAT, overrides)))
+    known_at: Dict[int, Tuple[Any, str, Optional[str]]] = {}  # position -> what the stat index vouched for
     asked: Dict[int, Tuple[str, Any, Tuple[str, str]]] = {}
-    todo = []
-    for position, candidate in enumerate(candidates):
-        if candidate.kind == PYTHON and cache is not None:
-            path = absolute[position]
-            tag = _settings_tag(overrides, candidate.key)
-            signature, known = memo.get(path, tag)
-            if known is not MISSING:
-                findings, place, digest = known
-                outcomes[position] = (FileResult(candidate.path, findings), place, _HELD if place == _FIRST else None,
-                                      digest)
-                continue
-            asked[position] = (path, signature, tag)
-        todo.append(position)
+    todo: Iterable[int] = range(len(candidates))  # with no cache, every file, and nothing held per file
+    if cache is not None:
+        todo = []
+        for position, candidate in enumerate(candidates):
+            if candidate.kind == PYTHON:
+                path = absolute[position]
+                tag = _settings_tag(overrides, candidate.key)
+                signature, known = memo.get(path, tag)
+                if known is not MISSING:
+                    known_at[position] = known
+                    continue
+                asked[position] = (path, signature, tag)
+            todo.append(position)
     folder = cache.folder if cache is not None else None
-    for position, outcome in zip(todo, Runner(first_job, (overrides, folder), crashed_first, jobs).run(
-            [candidates[position] for position in todo])):
-        outcomes[position] = outcome
-        result, place, summary, digest = outcome
-        if position in asked and place != _OTHER and digest is not None and result.error is None and (
-                place == _REST or summary is not None):
-            memo.put(*asked[position], (result.findings, place, digest))
+    run = iter(Runner(first_job, (overrides, folder), crashed_first, jobs).run(
+        candidates[position] for position in todo))
+    for position in range(len(candidates)):
+        vouched = known_at.pop(position, None)
+        if vouched is not None:
+            findings, place, digest = vouched
+            outcome: _Outcome = (FileResult(candidates[position].path, findings), place,
+                                 _HELD if place == _FIRST else None, digest)
+        else:
+            outcome = next(run)
+            result, place, summary, digest = outcome
+            if position in asked and place != _OTHER and digest is not None and result.error is None and (
+                    place == _REST or summary is not None):
+                memo.put(*asked.pop(position), (result.findings, place, digest))
+        yield outcome
     memo.save()
-    return outcomes  # type: ignore[return-value]
 
 
 def project_results(candidates: List[Any], overrides: Any, cache: Optional[ProjectCache], jobs: int,
@@ -397,7 +427,7 @@ def project_results(candidates: List[Any], overrides: Any, cache: Optional[Proje
     A failure of the project model itself (an engine bug) costs the findings across modules, said in one line;
     each file is still reported as checked on its own."""
     from .discovery import PYTHON
-    from .project import project_seeds
+    from .project import absolute_path, project_seeds
     from .reporting import FileReport
     from .runner import Runner
     from .settings import resolved
@@ -416,31 +446,39 @@ def project_results(candidates: List[Any], overrides: Any, cache: Optional[Proje
         report = reports[index]
         return FileResult(candidates[index].path) if report is None else report
 
-    marks: Dict[int, Any] = {}  # index -> the Python candidate whose result is marked with fixes last
+    # index -> the Python candidate whose result is marked with fixes last: those with findings (or an error),
+    # and those checked again (a clean file's report is made again as it is reported, `report_at`)
+    marks: Dict[int, Any] = {}
     first: Dict[str, Optional[Summary]] = {}
     python: Dict[str, Any] = {}
     digests: Dict[str, Optional[str]] = {}
-    absolute = [os.path.abspath(candidate.path) for candidate in candidates]
-    mine = {path for candidate, path in zip(candidates, absolute) if candidate.kind == PYTHON}
-    others = [(candidate, path) for candidate, path in ((c, os.path.abspath(c.path)) for c in context)
+    absolute = [absolute_path(candidate.path) for candidate in candidates]
+    mine = {path for candidate, path in zip(candidates, absolute) if candidate.kind == PYTHON} if context else set()
+    others = [(candidate, path) for candidate, path in ((c, absolute_path(c.path)) for c in context)
               if path not in mine]
     everything = list(candidates) + [candidate for candidate, _ in others]
     absolute += [path for _, path in others]
-    for number, (candidate, path, (report, place, summary, digest)) in enumerate(zip(
-            everything, absolute, _first_results(everything, absolute, overrides, cache, jobs, crashed_first))):
+    # Run to its end (it saves the stat index last), each outcome dropped once read.
+    for number, (report, place, summary, digest) in enumerate(
+            _first_results(everything, absolute, overrides, cache, jobs, crashed_first)):
+        candidate, path = everything[number], absolute[number]
         reported = number < len(candidates)
-        if candidate.kind == PYTHON and place != _OTHER:
-            python[path] = candidate
-            digests[path] = digest
-            if place == _FIRST:
-                first[path] = summary
-            if reported:
-                marks[len(reports)] = candidate
         if reported:
             # A Python file's clean result is made again when it is reported (`report_at`): on a big tree
             # almost every file is clean, and holding each one's result cost memory per file.
-            reports.append(None if type(report) is FileResult and not report.findings and report.error is None
-                           and report.path == candidate.path else report)
+            if type(report) is FileResult and not report.findings and report.error is None \
+                    and report.path == candidate.path:
+                report = None
+        if candidate.kind == PYTHON and place != _OTHER:
+            python[path] = candidate
+            if cache is not None:  # a content hash is a cache key: with no cache, nothing reads it
+                digests[path] = digest
+            if place == _FIRST:
+                first[path] = summary
+            if reported and report is not None:
+                marks[len(reports)] = candidate
+        if reported:
+            reports.append(report)
     if context:
         python = {path: python[path] for path in in_project_order(list(python), str, [c.path for c in context])}
     seeds: Dict[str, Any] = {}
@@ -469,28 +507,35 @@ def project_results(candidates: List[Any], overrides: Any, cache: Optional[Proje
         missed = StatMemo(cache, "g", repr((_INDEX_FORMAT, overrides)))
 
         def state_of(path: str) -> Tuple[Optional[str], Tuple[str, str]]:
-            return digests[path], _settings_tag(overrides, python[path].key)
+            return digests.get(path), _settings_tag(overrides, python[path].key)
 
         def search(paths: List[str], needles: Any) -> Dict[str, Optional[Summary]]:
             # A file whose bytes these needles missed before, and that looks as it did, is not read again.
             tag = _needles_key(needles)
-            todo = []
-            for path in paths:  # a hit is kept by `get`
-                signature, known = missed.get(path, state_of(path))
-                if known is MISSING or tag not in known:
-                    todo.append((path, signature, () if known is MISSING else known))
+            # With a cache, what the stat index needs back of the files in the workers (nothing per file else).
+            asked: Dict[str, Tuple[Any, Tuple[str, ...]]] = {}
+
+            def wanted() -> Iterator[Tuple[str, Any]]:
+                for path in paths:  # a hit is kept by `get`
+                    signature, known = missed.get(path, state_of(path))
+                    if known is MISSING or tag not in known:
+                        if signature is not None:
+                            asked[path] = (signature, () if known is MISSING else known)
+                        yield path, python[path].key
+
             runner = Runner(search_job, (overrides, folder, needles), _crashed_search, jobs)
             joined: Dict[str, Optional[Summary]] = {}
-            for (path, signature, before), (_, took, summary) in zip(
-                    todo, runner.run([(path, python[path].key) for path, _, _ in todo])):
+            for path, took, summary in runner.run(wanted()):
+                memo = asked.pop(path, None)
                 if took:
                     joined[path] = summary
-                else:
+                elif memo is not None:
+                    signature, before = memo
                     missed.put(path, signature, state_of(path), (tag, *before[:_NEEDLES_KEPT - 1]))
             unsummarized.extend(path for path, summary in joined.items() if summary is None)
             return joined
 
-        solved_key, state = _solved_key(python, digests, options_of)
+        solved_key, state = _solved_key(python, digests, options_of) if cache is not None else ("", "")
         cached = cache.load_blob("s", solved_key) if cache is not None else None
         try:
             if isinstance(cached, tuple) and len(cached) == 3 and cached[0] == state and isinstance(cached[1], dict):
@@ -518,7 +563,7 @@ def project_results(candidates: List[Any], overrides: Any, cache: Optional[Proje
         seeded = StatMemo(cache, "i", repr((_INDEX_FORMAT, overrides, "seeded")))
         todo = []
         for index, candidate in again:
-            tag = (digests[absolute[index]], _settings_tag(overrides, candidate.key), seeds_key(candidate.hot))
+            tag = (digests.get(absolute[index]), _settings_tag(overrides, candidate.key), seeds_key(candidate.hot))
             signature, known = seeded.get(absolute[index], tag)
             marks[index] = candidate
             if known is MISSING:
@@ -531,15 +576,17 @@ def project_results(candidates: List[Any], overrides: Any, cache: Optional[Proje
             if not isinstance(report, FileReport) and report.error is None and tag[0] is not None:
                 seeded.put(absolute[index], signature, tag, report.findings)
         seeded.save()
-    index_of = {absolute[index]: index for index in marks} if unsummarized else {}
+    wanted = set(unsummarized)
+    index_of = {absolute[index]: index for index in range(len(candidates)) if absolute[index] in wanted}
     for path in unsummarized:
         index = index_of.get(path)
         if index is not None and getattr(report_at(index), "error", None) is None:
+            marks[index] = marks.get(index, candidates[index])
             reports[index] = _parsed_anyway(marks[index], overrides)
     # A Python file's result waits for its fix marks (its report from `crashed` is complete as it is).
     # Only a result with findings is marked (_marked wraps the others as they are).
     unmarked = [(index, (candidate, reports[index], digests.get(absolute[index])))
-                for index, candidate in marks.items() if reports[index] is not None
+                for index, candidate in sorted(marks.items()) if reports[index] is not None
                 and not isinstance(reports[index], FileReport)]
     for (index, _), report in zip(unmarked, _marked([item for _, item in unmarked], overrides, cache, jobs)):
         reports[index] = report

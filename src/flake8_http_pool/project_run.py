@@ -26,10 +26,10 @@ def project_seeds(files: Sequence[Tuple[str, Any]], overrides: Any, note: Callab
     A failure of the model itself (an engine bug, or running out of recursion or memory) costs the findings
     across modules, said in one line through `note`; each file is still analysed on its own.
     """
-    from .project import project_seeds as solve_project
+    from .project import absolute_path, project_seeds as solve_project
     from .settings import resolved
 
-    keys = {os.path.abspath(path): key for path, key in files}
+    keys = {absolute_path(path): key for path, key in files}
     if len(keys) < 2:
         return {}  # one module: nothing to find across modules
 

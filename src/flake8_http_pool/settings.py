@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import argparse
 import os
-from typing import (TYPE_CHECKING, Callable, Dict, FrozenSet, Iterable, Iterator, List, NamedTuple, Optional,
+from typing import (TYPE_CHECKING, Any, Callable, Dict, FrozenSet, Iterable, Iterator, List, NamedTuple, Optional,
                     Sequence, Tuple)
 
 from .config import Config, ConfigError, load_any
@@ -193,6 +193,7 @@ class Resolver:
         self._excluders: Dict[Optional[str], Excluder] = {}
         self._reported: set = set()
         self._ignores: Dict[Optional[str], List[Tuple[Excluder, Tuple[str, ...]]]] = {}
+        self._keys: Dict[Any, Any] = {}  # each settings key made, so files sharing one share the tuple
 
     # -- which config ------------------------------------------------------------------------------------
     def config_path_for_directory(self, directory: str) -> Optional[str]:
@@ -272,7 +273,8 @@ class Resolver:
         for globs, codes in self._ignores[config_path]:
             if globs.excluded(absolute):
                 dropped += codes
-        return (config_path, tuple(sorted(set(dropped))))
+        key = (config_path, tuple(sorted(set(dropped))))
+        return self._keys.setdefault(key, key)  # one tuple per distinct key, not one per file of a big tree
 
     def keyed(self, candidates: Iterable, on_error: Callable[[str, str], None]) -> Iterator:
         """Each candidate with its settings key; those under an unusable config are left out (said once)."""

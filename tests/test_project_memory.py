@@ -1,0 +1,137 @@
+"""What keeps the project model small on a big tree must never change what it finds.
+
+`project.Summaries` holds summaries pickled (as workers send them) and, once the gate has settled what can
+matter, hands the solve each summary narrowed to what it reads (`_worth_only`). These tests solve the fixture
+projects with and without the narrowing and with summaries arriving pickled, and compare every seed.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+from pathlib import Path
+from typing import Any, Dict, List
+
+import pytest
+
+import flake8_http_pool.project as project_module
+from flake8_http_pool.options import DEFAULT_OPTIONS
+from flake8_http_pool.project import Summaries, absolute_path, packed, project_seeds
+from flake8_http_pool.project_cache import LocalModules
+
+FIXTURES = Path(__file__).parent / "fixtures"
+PROJECTS = sorted([p for p in (FIXTURES / "projects").iterdir() if p.is_dir()] +
+                  [p / "before" for p in (FIXTURES / "fix_projects").iterdir() if (p / "before").is_dir()])
+
+
+def _python_files(root: Path) -> List[str]:
+    return sorted(str(path) for path in root.rglob("*.py"))
+
+
+def _solve(paths: List[str], pickled: bool = False) -> Dict[str, Any]:
+    """The project's seeds, every step in this process; `pickled`: the gate's summaries arrive as the
+    workers send them (project.packed)."""
+    local = LocalModules(lambda path: DEFAULT_OPTIONS, None)
+    first, search = local.first, local.search
+    if pickled:
+        def first(todo: List[str]) -> Any:  # type: ignore[misc]
+            found, rest = local.first(todo)
+            return {path: packed(summary) for path, summary in found.items()}, rest
+
+        def search(todo: List[str], needles: Any) -> Any:  # type: ignore[misc]
+            return {path: packed(summary) for path, summary in local.search(todo, needles).items()}
+    return project_seeds(paths, lambda path: DEFAULT_OPTIONS, first=first, search=search)
+
+
+@pytest.mark.parametrize("root", PROJECTS, ids=lambda p: str(p.relative_to(FIXTURES)))
+def test_narrowed_and_pickled_summaries_solve_as_whole_ones(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    paths = _python_files(root)
+    narrowed = _solve(paths)
+    pickled = _solve(paths, pickled=True)
+    monkeypatch.setattr(Summaries, "narrow", lambda self, keep_of: None)
+    whole = _solve(paths)
+    assert narrowed == whole
+    assert pickled == whole
+
+
+def test_the_fixture_projects_give_the_comparison_something_to_compare() -> None:
+    """The comparison above means something only where the solve finds seeds of every kind."""
+    kinds = {"hot": 0, "factories": 0, "blocking": 0, "writers": 0}
+    for root in PROJECTS:
+        for seeds in _solve(_python_files(root)).values():
+            for kind in kinds:
+                kinds[kind] += bool(getattr(seeds, kind))
+    assert all(kinds.values()), kinds
+
+
+def test_a_narrowed_summary_keeps_what_the_solve_reads() -> None:
+    local_site = [["local", "helper"], 3, "call", 4]
+    wanted = [["import", "app.http", ["get_json"]], 5, "called in a loop", 8]
+    unwanted = [["import", "os.path", ["join"]], 6, "call", 8]
+    summary = {
+        "functions": {
+            "helper": {"name": "helper", "line": 1, "calls": [], "hot": None, "unpooled": True, "client": False,
+                       "wrapper": False, "factory": None, "blocks": None, "always": [], "writes": [],
+                       "handoffs": []},
+            "main": {"name": "main", "line": 2, "calls": [local_site, wanted, unwanted, [["local", "helper"], 7,
+                     "called in a loop", 4]], "hot": None, "unpooled": False, "client": False, "wrapper": False,
+                     "factory": None, "blocks": None, "always": [[["local", "helper"], 3, 4], [unwanted[0], 6, 8]],
+                     "writes": [[0, "path", "body"]], "handoffs": []},
+        },
+        "module_calls": [unwanted], "defs": {"helper": "helper", "main": "main"}, "classes": {}, "exports": {},
+        "stars": [], "class_facts": {}, "library_roots": ["requests"], "has_async": False,
+    }
+    narrowed = project_module._worth_only(summary, lambda ref: ref[0] == "local" or "get_json" in ref[2])
+    main = narrowed["functions"]["main"]
+    assert main["calls"] == [local_site, wanted]  # the second site naming `helper` adds nothing the solve reads
+    assert main["always"] == [[["local", "helper"], 3, 4]]
+    assert main["writes"] == [[0, "path", "body"]]
+    assert main["hot"] is None and main["handoffs"] == () and main.get("blocks") is None
+    assert narrowed["functions"]["helper"]["unpooled"] is True
+    assert narrowed["functions"]["helper"]["calls"] == ()
+    assert narrowed["module_calls"] == []
+    with pytest.raises(KeyError):
+        main["no such field"]
+
+
+def test_summaries_hold_pickles_and_read_back_what_was_set() -> None:
+    one, two = {"functions": {"f": {"n": 1}}}, {"functions": {"g": {"n": 2}}}
+    summaries = Summaries([("a.py", packed(one)), ("b.py", None)], keep=1)
+    assert summaries["a.py"] == one and summaries["b.py"] is None
+    summaries["c.py"] = packed(two)
+    assert summaries["c.py"] == two and summaries["a.py"] == one  # past `keep`: unpickled again
+    summaries["a.py"] = packed(two)  # set again: what was read before is not served
+    assert summaries["a.py"] == two
+    summaries["d.py"] = one  # a summary set as objects is held as it is
+    assert summaries["d.py"] is one
+    assert list(summaries) == ["a.py", "b.py", "c.py", "d.py"] and len(summaries) == 4 and "b.py" in summaries
+    summaries.narrow(lambda summary: {"narrowed": sorted(summary["functions"])})
+    assert summaries["a.py"] == {"narrowed": ["g"]} and summaries["b.py"] is None
+    assert pickle.loads(packed(one)) == one  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("path", ["a/b.py", "./a/../b.py", "/x//y/./z.py", "/x/y/../z.py"])
+def test_absolute_path_is_abspath_and_the_same_string_when_it_is_one(path: str) -> None:
+    assert absolute_path(path) == os.path.abspath(path)
+    normal = os.path.abspath(path)
+    assert absolute_path(normal) is normal
+
+
+def test_a_call_into_a_module_phase_two_joins_resolves_once_it_has_joined(tmp_path: Path) -> None:
+    """`app/jobs.py` calls `get_json` through `app/mid.py`, which only re-exports it and imports no HTTP
+    library: phase 1 leaves `mid` out, so the call resolves to nothing until phase 2 brings `mid` in. Then
+    `run` can matter, and `main.py`, which names only `run`, joins in turn: its loop makes both hot."""
+    files = {
+        "app/__init__.py": "",
+        "app/http.py": "import requests\n\n\ndef get_json(url):\n    return requests.get(url, timeout=5).json()\n",
+        "app/mid.py": "from app.http import get_json\n",
+        "app/jobs.py": "import requests\nfrom app.mid import get_json\n\n\ndef run(url):\n    return get_json(url)\n",
+        "app/main.py": "from app.jobs import run\n\n\ndef main(urls):\n    for url in urls:\n        run(url)\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    seeds = _solve(_python_files(tmp_path))
+    hot = {os.path.relpath(path, tmp_path).replace(os.sep, "/"): sorted(found.hot) for path, found in seeds.items()
+           if found.hot}
+    assert hot == {"app/http.py": ["get_json"], "app/jobs.py": ["run"]}

@@ -512,9 +512,9 @@ class Summaries(MutableMapping[str, Optional[Summary]]):
 
     A summary's objects take about eight times its pickle (lists of call sites repeating the same references),
     and a big project's summaries held as objects were most of `check`'s memory. The gate reads each module's
-    summary a couple of times; the solve reads every one of them a dozen times, so `narrow` first turns each
-    into the little the solve reads of it, held as objects. Summaries are read only once made, so one unpickled
-    again is the same summary."""
+    summary a couple of times; the solve reads every one of them about a dozen times, so `narrow` first turns
+    each into the little the solve reads of it (pickled again: a small pickle is quick to read). Summaries are
+    read only once made, so one unpickled again is the same summary."""
 
     def __init__(self, items: Iterable[Tuple[str, Union[Summary, bytes, None]]] = (), keep: int = 16) -> None:
         self._values: Dict[str, Union[Summary, bytes, None]] = dict(items)
@@ -539,7 +539,7 @@ class Summaries(MutableMapping[str, Optional[Summary]]):
         return summary
 
     def narrow(self, keep_of: Callable[[Summary], Summary]) -> None:
-        """Hold `keep_of(summary)` in place of each summary, as objects."""
+        """Hold `keep_of(summary)` in place of each summary, pickled."""
         for path in list(self._values):
             summary = self[path]
             if summary is not None:

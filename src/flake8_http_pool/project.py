@@ -693,6 +693,8 @@ class Project:
 # -- the solver ------------------------------------------------------------------------------------------
 _LATER = ("", "")  # a reference not resolved yet: it names nothing wanted so far (see `_solve_gated`)
 _NONE_NAMED = {False: ((), False), True: ((), True)}  # a function's sites naming no function yet (`_solve_gated`)
+
+
 class _Hot:
     __slots__ = ("how", "place", "caller", "crossed")
 

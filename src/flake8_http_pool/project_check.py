@@ -463,12 +463,11 @@ def project_results(candidates: List[Any], overrides: Any, cache: Optional[Proje
             _first_results(everything, absolute, overrides, cache, jobs, crashed_first)):
         candidate, path = everything[number], absolute[number]
         reported = number < len(candidates)
-        if reported:
+        if reported and type(report) is FileResult and not report.findings and report.error is None \
+                and report.path == candidate.path:
             # A Python file's clean result is made again when it is reported (`report_at`): on a big tree
             # almost every file is clean, and holding each one's result cost memory per file.
-            if type(report) is FileResult and not report.findings and report.error is None \
-                    and report.path == candidate.path:
-                report = None
+            report = None
         if candidate.kind == PYTHON and place != _OTHER:
             python[path] = candidate
             if cache is not None:  # a content hash is a cache key: with no cache, nothing reads it
@@ -576,13 +575,13 @@ def project_results(candidates: List[Any], overrides: Any, cache: Optional[Proje
             if not isinstance(report, FileReport) and report.error is None and tag[0] is not None:
                 seeded.put(absolute[index], signature, tag, report.findings)
         seeded.save()
-    wanted = set(unsummarized)
-    index_of = {absolute[index]: index for index in range(len(candidates)) if absolute[index] in wanted}
+    unparsed = set(unsummarized)
+    index_of = {absolute[index]: index for index in range(len(candidates))
+                if absolute[index] in unparsed} if unparsed else {}
     for path in unsummarized:
         index = index_of.get(path)
         if index is not None and getattr(report_at(index), "error", None) is None:
-            marks[index] = marks.get(index, candidates[index])
-            reports[index] = _parsed_anyway(marks[index], overrides)
+            reports[index] = _parsed_anyway(marks.setdefault(index, candidates[index]), overrides)
     # A Python file's result waits for its fix marks (its report from `crashed` is complete as it is).
     # Only a result with findings is marked (_marked wraps the others as they are).
     unmarked = [(index, (candidate, reports[index], digests.get(absolute[index])))

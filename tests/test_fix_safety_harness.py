@@ -71,7 +71,7 @@ QUICK = {
     "stream_iter_content_written", "stream_iterators_stored", "stream_not_closed_pooled",
     "late_patch_after_sys_path", "pool_session_in_enclosing_function", "client_per_request_public_method",
     "client_in_loop_hoistable", "dropped_keepalive_requests", "cert_mixed_loop_requests", "retry_on_status_524",
-    "hot_async_blocking",
+    "hot_async_blocking", "getattr_verb_loop_requests", "urlretrieve_loop",
 }
 
 # The programs are fixed and checked as one project each (issue 12's project model): a multi-file program's

@@ -320,8 +320,9 @@ def _planning_job(shared: Tuple[Any, bool, Optional[float], Dict[str, Any], Opti
     `item`: the target, and whether it is planned (in a shard, the rest of the project only gets summarized).
     """
     from .fix_facts import know_roots
+    from .project import packed
     from .project_cache import LocalModules
-    from .project_check import _open
+    from .project_check import _collect, _open
     from .settings import resolved
 
     overrides, unsafe, timeout, roots, folder = shared
@@ -339,9 +340,13 @@ def _planning_job(shared: Tuple[Any, bool, Optional[float], Dict[str, Any], Opti
                           facts, None, model)
     if not model:  # not read for a plan (refused, unreadable, or not planned): phase 1 as the model runs it
         summaries, rest = local.first([path])
-        return result, True if path in summaries else False if rest else None, summaries.get(path)
+        return result, True if path in summaries else False if rest else None, packed(summaries.get(path))
     data, text, gated, analysis = model
-    return result, gated, local.summary_of_read(path, options, data, text, analysis) if gated else None
+    # Pickled (project.Summaries holds it so): the main process held every module's summary as objects.
+    summary = packed(local.summary_of_read(path, options, data, text, analysis)) if gated else None
+    del model, analysis
+    _collect()  # the plan's tree and analysis, freed now (project_check._collect)
+    return result, gated, summary
 
 
 def _planning_first(targets: List[FixTarget], shared: Tuple[Any, ...], cache: Any, jobs: int,
@@ -363,7 +368,8 @@ def _planning_first(targets: List[FixTarget], shared: Tuple[Any, ...], cache: An
         runner = Runner(_planning_job, shared, lambda item: (None, None, None), workers)
         for path, (result, gated, summary) in zip(paths, runner.run(items)):
             if result is not None:
-                planned[path] = result
+                # Most files have nothing to fix: their result is made again when it is used (_planned_or_run).
+                planned[path] = _NOTHING_PLANNED if result == FileFixResult(by_path[path].path) else result
             if gated is None:  # its worker died, or it cannot be read: phase 1 here, as the model would run it
                 options = resolved(shared[0], by_path[path].key).options
                 one, other = LocalModules(lambda _: options, cache).first([path])
@@ -378,12 +384,17 @@ def _planning_first(targets: List[FixTarget], shared: Tuple[Any, ...], cache: An
     return first
 
 
+_NOTHING_PLANNED = FileFixResult("")  # in `planned`: the file's plan is FileFixResult(its path), nothing to fix
+
+
 def _planned_or_run(targets: List[FixTarget], planned: Dict[str, FileFixResult],
                     run: Callable[[Iterable[FixTarget]], Iterable[FileFixResult]]) -> Iterator[FileFixResult]:
     """Each target's result in order: the plan made in phase 1 (_planning_job) when the project model seeds
     nothing in the file and the plan asked nothing, else the one `run` gives; closing this closes `run`'s."""
     def kept(target: FixTarget) -> Optional[FileFixResult]:
         result = planned.get(os.path.abspath(target.path))
+        if result is _NOTHING_PLANNED:
+            result = FileFixResult(target.path)
         return result if result is not None and target.seeds is None and not result.asked else None
 
     results = iter(run(target for target in targets if kept(target) is None))

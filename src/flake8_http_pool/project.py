@@ -23,6 +23,7 @@ import functools
 import os
 import pickle
 import re
+import zlib
 from collections import OrderedDict
 from typing import (Any, Callable, Dict, FrozenSet, Iterable, Iterator, List, MutableMapping, NamedTuple, Optional,
                     Set, Tuple, Union)
@@ -502,13 +503,24 @@ def absolute_path(path: str) -> str:
 
 
 def packed(summary: Optional[Summary]) -> Optional[bytes]:
-    """A summary as a worker hands it to the main process: pickled, as `Summaries` holds it."""
-    return None if summary is None else pickle.dumps(summary, pickle.HIGHEST_PROTOCOL)
+    """A summary as a worker hands it to the main process: pickled and compressed, as `Summaries` holds it.
+
+    A summary's pickle repeats its field names and references in every function record, and compresses to about
+    a quarter at zlib's fastest level; reading one back costs a seventh more than unpickling it alone. On a
+    100,000-file tree the phase-1 summaries alone were 16 MB of pickles held by the main process."""
+    if summary is None:
+        return None
+    return zlib.compress(pickle.dumps(summary, pickle.HIGHEST_PROTOCOL), 1)
+
+
+def unpacked(data: bytes) -> Summary:
+    """What `packed` was given."""
+    return pickle.loads(zlib.decompress(data))  # type: ignore[no-any-return]
 
 
 class Summaries(MutableMapping[str, Optional[Summary]]):
     """Path -> summary (None: the module could not be summarized). A value set as `packed`'s bytes is held so,
-    the last few read kept unpickled; one set as a summary is held as it is.
+    the last few read kept unpacked; one set as a summary is held as it is.
 
     A summary's objects take about eight times its pickle (lists of call sites repeating the same references),
     and a big project's summaries held as objects were most of `check`'s memory. The gate reads each module's
@@ -531,7 +543,7 @@ class Summaries(MutableMapping[str, Optional[Summary]]):
             return value
         summary = self._recent.get(path)
         if summary is None:
-            summary = self._recent[path] = pickle.loads(value)
+            summary = self._recent[path] = unpacked(value)
             if len(self._recent) > self._keep:
                 self._recent.popitem(last=False)
         else:

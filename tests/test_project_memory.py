@@ -1,8 +1,9 @@
 """What keeps the project model small on a big tree must never change what it finds.
 
-`project.Summaries` holds summaries pickled (as workers send them) and, once the gate has settled what can
-matter, hands the solve each summary narrowed to what it reads (`_worth_only`). These tests solve the fixture
-projects with and without the narrowing and with summaries arriving pickled, and compare every seed.
+`project.Summaries` holds summaries packed (pickled and compressed, as workers send them) and, once the gate
+has settled what can matter, hands the solve each summary narrowed to what it reads (`_worth_only`). These tests
+solve the fixture projects with and without the narrowing and with summaries arriving packed, and compare every
+seed.
 """
 
 from __future__ import annotations

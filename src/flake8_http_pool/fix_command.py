@@ -342,7 +342,7 @@ def _planning_job(shared: Tuple[Any, bool, Optional[float], Dict[str, Any], Opti
         summaries, rest = local.first([path])
         return result, True if path in summaries else False if rest else None, packed(summaries.get(path))
     data, text, gated, analysis = model
-    # Pickled (project.Summaries holds it so): the main process held every module's summary as objects.
+    # Packed (project.Summaries holds it so): the main process held every module's summary as objects.
     summary = packed(local.summary_of_read(path, options, data, text, analysis)) if gated else None
     del model, analysis
     _collect()  # the plan's tree and analysis, freed now (project_check._collect)

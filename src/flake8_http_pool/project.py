@@ -525,8 +525,8 @@ class Summaries(MutableMapping[str, Optional[Summary]]):
     A summary's objects take about eight times its pickle (lists of call sites repeating the same references),
     and a big project's summaries held as objects were most of `check`'s memory. The gate reads each module's
     summary a couple of times; the solve reads every one of them about a dozen times, so `narrow` first turns
-    each into the little the solve reads of it (pickled again: a small pickle is quick to read). Summaries are
-    read only once made, so one unpickled again is the same summary."""
+    each into the little the solve reads of it (packed again: a small one is quick to read). Summaries are
+    read only once made, so one unpacked again is the same summary."""
 
     def __init__(self, items: Iterable[Tuple[str, Union[Summary, bytes, None]]] = (), keep: int = 16) -> None:
         self._values: Dict[str, Union[Summary, bytes, None]] = dict(items)
@@ -551,7 +551,7 @@ class Summaries(MutableMapping[str, Optional[Summary]]):
         return summary
 
     def narrow(self, keep_of: Callable[[Summary], Summary]) -> None:
-        """Hold `keep_of(summary)` in place of each summary, pickled."""
+        """Hold `keep_of(summary)` in place of each summary, packed."""
         for path in list(self._values):
             summary = self[path]
             if summary is not None:

@@ -163,7 +163,7 @@ def first_job(shared: Any, candidate: Any) -> Tuple[Any, str, Optional[Summary],
         result = check_file(candidate.path, candidate.kind, settings.options, settings.codes)
         return annotate(result, candidate.kind, settings.fix_facts(), facts_path=candidate.path), _OTHER, None, None
     result, place, summary, digest = _python_result(candidate.path, settings, _open(folder))
-    return result, place, packed(summary), digest  # held pickled by the main process (project.Summaries)
+    return result, place, packed(summary), digest  # held packed by the main process (project.Summaries)
 
 
 def _parsed_anyway(candidate: Any, overrides: Any) -> Any:

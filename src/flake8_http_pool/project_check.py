@@ -12,11 +12,10 @@ The main process holds the summaries (small) and the reports, never a tree.
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any, Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Tuple
 
-from .project_cache import (MISSING, ProjectCache, StatMemo, codes_key, content_hash, facts_key, log_parse,
-                            options_fingerprint, seeds_key, text_key)
+from .project_cache import (MISSING, ProjectCache, StatMemo, blake2b, codes_key, content_hash, facts_key,
+                            log_parse, options_fingerprint, seeds_key, text_key)
 
 Summary = Dict[str, Any]
 _FIRST, _REST, _OTHER = "first", "rest", "other"
@@ -325,8 +324,8 @@ def _solved_key(python: Dict[str, Any], digests: Dict[str, Optional[str]],
 
     # Hashed a path at a time: the text of a 100,000-file project's state alone is tens of megabytes.
     paths = sorted(python)
-    key = hashlib.blake2b(digest_size=16)
-    state = hashlib.blake2b(digest_size=16)
+    key = blake2b(digest_size=16)
+    state = blake2b(digest_size=16)
     for path in paths:
         key.update(path.encode("utf-8", "surrogatepass") + b"\0")
         state.update(repr((path, digests.get(path), fingerprint(path))).encode("utf-8", "surrogatepass") + b"\0")

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Dict, List
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import CACHE, Timed, fmt_s, median, stdlib_files, timed_run, tool  # noqa: E402
+from _common import CACHE, Timed, child_environment, fmt_s, median, stdlib_files, timed_run, tool  # noqa: E402
 
 FILES_PER_PART = 1000
 GENERATED_PER_PART = 30
@@ -235,6 +235,65 @@ def _libcst_cmd(dirs: List[str]) -> List[str]:
             "--no-format", "--hide-progress", "--hide-generated-warnings", "--hide-blacklisted-warnings", *dirs]
 
 
+# ------------------------------------------------------------------------------------------ memory by stage
+def memory_by_stage(dirs: List[str]) -> Dict[str, List[float]]:
+    """`check`'s main process: its resident set and its peak so far when each stage ends (memory_stages.py)."""
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as scratch:
+        out = os.path.join(scratch, "stages.json")
+        subprocess.run([sys.executable, str(Path(__file__).resolve().parent / "memory_stages.py"), out, *dirs],
+                       check=True, env=child_environment(), stdin=subprocess.DEVNULL, capture_output=True)
+        with open(out) as stream:
+            return json.load(stream)  # type: ignore[no-any-return]
+
+
+def memory_table(rows: List[dict]) -> List[str]:
+    """The peak so far of `check`'s main process at the end of each stage, by tree size, and what each stage
+    adds per file from the smallest tree to the largest (the cells of that row add up to the whole growth)."""
+    from memory_stages import STAGES
+
+    names = [stage for stage in STAGES[1:] if all(stage in row["stages"] for row in rows)]
+    table = ["| files | " + " | ".join(names) + " |", "| ---: |" + " ---: |" * len(names)]
+    for row in rows:
+        table.append(f"| {row['files']:,} | " + " | ".join(f"{row['stages'][n][1]:.0f} MiB" for n in names) + " |")
+    small, large = rows[0], rows[-1]
+    if large["files"] > small["files"]:
+        def added(row: dict, i: int) -> float:  # MiB of peak this stage added to the one before it
+            return row["stages"][names[i]][1] - (row["stages"][names[i - 1]][1] if i else 0.0)
+
+        per_file = [(added(large, i) - added(small, i)) * 2 ** 20 / (large["files"] - small["files"])
+                    for i in range(len(names))]
+        table.append(f"| added per file, {small['files']:,} -> {large['files']:,} | "
+                     + " | ".join(f"{value:.0f} B" for value in per_file) + " |")
+    return table
+
+
+def memory_note(rows: List[dict]) -> str:
+    """Where the main process's memory grows with the tree, and what would keep it flat."""
+    small, large = rows[0], rows[-1]
+    files = large["files"] - small["files"]
+
+    def per_file(stage: str, before: str = "") -> float:
+        grown = large["stages"][stage][1] - small["stages"][stage][1]
+        if before:
+            grown -= large["stages"][before][1] - small["stages"][before][1]
+        return grown * 2 ** 20 / files if files else 0.0
+
+    return (f"The main process's peak grows by {per_file('reported'):.0f} bytes per file from {small['files']:,} "
+            f"to {large['files']:,} files: {per_file('listed'):.0f} are the files listed (each path, its "
+            "candidate tuple, the inode discovery remembers to check each file once, and the run's lists of "
+            f"them), {per_file('module map', 'listed'):.0f} phase 1 and the module map (each Python file's names "
+            "in two maps and a set), "
+            f"{per_file('solved', 'module map'):.0f} the solve (phase 2's list of the files left, its lists of "
+            "references resolved for every summarized module, the summaries that joined). Flat memory needs "
+            "the file table out of memory: discovery streamed into a temporary on-disk table, each file's "
+            "outcome written back to it, the module map and the files the gate left as its indexed columns, "
+            "the summaries read by key; and the solve's own state grows with the modules it summarizes, so it "
+            "would have to live on disk too.")
+
+
 # ------------------------------------------------------------------------------------------------- the stages
 def stages(dirs: List[str], sample_dirs: List[str]) -> List[dict]:
     """Each stage of `fix`'s pipeline timed in one process on the files that reach it, plus ast-grep-py and
@@ -374,6 +433,8 @@ def run(quick: bool) -> dict:
         f = timed_run(cmds["fix_check"]) if size <= MIX_FIX_UP_TO else None
         scaling.append({"files": size * per_part, "check_s": c.seconds, "check_rss": c.peak_rss_mib,
                         "fix_s": f.seconds if f else None, "fix_rss": f.peak_rss_mib if f else None})
+    memory = [{"files": size * per_part, "stages": memory_by_stage([str(p) for p in mix_dirs[:size]])}
+              for size in sizes]
     stage_rows = stages(all_dirs, all_dirs[:1])
 
     n = parts * per_part
@@ -437,6 +498,11 @@ def run(quick: bool) -> dict:
         fix_cells = (f"{fmt_s(row['fix_s'])} | {row['fix_rss']:.0f} MiB" if row["fix_s"] is not None
                      else "not run | not run")
         table.append(f"| {row['files']:,} | {fmt_s(row['check_s'])} | {row['check_rss']:.0f} MiB | {fix_cells} |")
+    table += ["", "Where the memory of `check`'s main process goes: its peak so far when each stage ends, on the same "
+              "trees (benchmarks/memory_stages.py; the workers are not in it): the files listed (every candidate in "
+              "hand), phase 1 (every file checked alone, summaries of those the gate takes), the module map "
+              "(every Python file's module names), the solve (phase 2 of the gate and the solve itself) and the "
+              "report:", ""] + memory_table(memory)
     notes = [
         "`check` decodes every file but parses only those the byte gate passes (a syntax error in a file that "
         "can have no finding is flake8's and ruff's to report): the floor, (a), is what parsing them all costs.",
@@ -449,9 +515,10 @@ def run(quick: bool) -> dict:
                  f"file ({len(cst_files):,} of {len(tree_files):,}), and its time was scaled linearly: on the whole "
                  "tree it would take longer than the whole budget of this benchmark. With a repo root it pickles the "
                  "whole path list into every task, so its real cost on the whole tree is at least that.")
+    notes.append(memory_note(memory))
     return {"title": f"3. A {n:,}-file tree", "goal_rows": goal_rows, "table": "\n".join(table), "notes": notes,
             "raw": {"medians": med, "libcst": cst.seconds, "libcst_scaled": cst_scaled, "scaling": scaling,
-                    "stages": stage_rows}}
+                    "stages": stage_rows, "memory": memory}}
 
 
 def main() -> int:

@@ -455,7 +455,7 @@ def project_results(candidates: List[Any], overrides: Any, cache: Optional[Proje
     mine = {path for candidate, path in zip(candidates, absolute) if candidate.kind == PYTHON} if context else set()
     others = [(candidate, path) for candidate, path in ((c, absolute_path(c.path)) for c in context)
               if path not in mine]
-    everything = list(candidates) + [candidate for candidate, _ in others]
+    everything = list(candidates) + [candidate for candidate, _ in others] if others else candidates
     absolute += [path for _, path in others]
     # Run to its end (it saves the stat index last), each outcome dropped once read.
     for number, (report, place, summary, digest) in enumerate(

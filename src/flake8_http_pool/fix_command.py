@@ -340,6 +340,8 @@ def _planning_job(shared: Tuple[Any, bool, Optional[float], Dict[str, Any], Opti
                           facts, None, model)
     if not model:  # not read for a plan (refused, unreadable, or not planned): phase 1 as the model runs it
         summaries, rest = local.first([path])
+        if path in summaries:
+            _collect()  # the gate's walk, freed now as a plan's is below
         return result, True if path in summaries else False if rest else None, packed(summaries.get(path))
     data, text, gated, analysis = model
     # Packed (project.Summaries holds it so): the main process held every module's summary as objects.

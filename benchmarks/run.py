@@ -89,7 +89,23 @@ def _load() -> str:
         return "unknown"
 
 
-def machine_section(load_before: str, load_after: str) -> str:
+SPEED_LOOP = 10_000_000
+
+
+def _speed() -> str:
+    """How fast this machine runs CPython now: a loop of SPEED_LOOP additions, median of 5, in seconds. A
+    virtual machine's speed changes from day to day; the goals in seconds (not the ratios) move with it."""
+    times = []
+    for _ in range(5):
+        started = time.perf_counter()
+        total = 0
+        for i in range(SPEED_LOOP):
+            total += i
+        times.append(time.perf_counter() - started)
+    return f"{sorted(times)[2]:.2f} s"
+
+
+def machine_section(load_before: str, load_after: str, speed_before: str = "", speed_after: str = "") -> str:
     cores = os.cpu_count()
     return "\n".join([
         "## Machine",
@@ -104,7 +120,8 @@ def machine_section(load_before: str, load_after: str) -> str:
         f"| tools | {_versions()} |",
         f"| commit | {_commit()} |",
         f"| load average (1, 5, 15 min) before / after | {load_before} / {load_after} |",
-    ])
+    ] + ([f"| CPython speed: a loop of {SPEED_LOOP:,} additions, before / after | {speed_before} / {speed_after} |"]
+         if speed_before else []))
 
 
 def normalise(row: dict) -> dict:
@@ -163,7 +180,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     args = parser.parse_args(argv)
     names = args.only.split(",") if args.only else list(BENCHMARKS)
     started = time.perf_counter()
-    load_before = _load()
+    load_before, speed_before = _load(), _speed()
     results, broken = [], []
     for name in names:
         try:
@@ -192,7 +209,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             broken.append(name)
         results.append(result)
     elapsed = time.perf_counter() - started
-    text = render(results, machine_section(load_before, _load()), elapsed, args.quick)
+    text = render(results, machine_section(load_before, _load(), speed_before, _speed()), elapsed, args.quick)
     if args.output:
         output = Path(args.output)
     elif args.quick:

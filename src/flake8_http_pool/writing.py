@@ -20,10 +20,8 @@ What `fix` promises about a write (issue 9):
 from __future__ import annotations
 
 import errno
-import hashlib
 import io
 import os
-import secrets
 import signal
 import stat
 import tokenize
@@ -83,6 +81,8 @@ def encode_like(new_text: str, original_bytes: bytes) -> bytes:
 
 
 def _digest(data: bytes) -> bytes:
+    import hashlib  # here: the flake8 plugin writes its cache through this module and never needs OpenSSL
+
     return hashlib.sha256(data).digest()
 
 
@@ -245,7 +245,9 @@ def _write_all(fd: int, data: bytes) -> None:
 def _new_file(directory: int, name: str, suffix: str) -> Tuple[str, int]:
     """A fresh private file beside `name` (never an existing one, never through a symlink): its name and fd."""
     for _ in range(100):
-        candidate = f".{name}.{secrets.token_hex(4)}{suffix}"
+        # os.urandom is what secrets.token_hex reads; importing secrets imports hmac, hashlib and OpenSSL, which
+        # the flake8 plugin's cache writes (through this module) otherwise never load.
+        candidate = f".{name}.{os.urandom(4).hex()}{suffix}"
         try:
             fd = os.open(candidate, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC, 0o600,
                          dir_fd=directory)
@@ -517,7 +519,7 @@ def _stage(file: GroupFile) -> _Staged:
 def _backup_name(directory: int, name: str) -> str:
     """A name beside `name` that nothing holds (os.link creates it)."""
     for _ in range(100):
-        candidate = f".{name}.{secrets.token_hex(4)}{BACKUP_SUFFIX}"
+        candidate = f".{name}.{os.urandom(4).hex()}{BACKUP_SUFFIX}"
         try:
             os.stat(candidate, dir_fd=directory, follow_symlinks=False)
         except FileNotFoundError:

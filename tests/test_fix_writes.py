@@ -366,6 +366,48 @@ def test_a_file_over_its_time_budget_is_skipped_and_named(tmp_path: Path) -> Non
     assert elapsed < 15, elapsed
 
 
+def test_an_error_unwinding_from_the_budget_s_end_is_still_the_budget(tmp_path: Path) -> None:
+    """The alarm can land in code whose clean-up then fails (seen: libcst's visitor, a KeyError for a node): the
+    file is still reported over its budget, not as a fix that failed. The budget ends inside a fix command's
+    leave method here; its `finally` fails while OverBudget unwinds through it."""
+    import libcst as cst
+
+    from flake8_http_pool.fixing import _Failure, _one_fix
+    from flake8_http_pool.time_budget import OverBudget, time_budget
+
+    class Stuck:
+        rule_code = "HTP101"
+
+        @staticmethod
+        def command_class() -> Any:
+            class Command(cst.CSTTransformer):
+                applied = 0
+
+                def __init__(self, context: Any, allowed: Any) -> None:
+                    super().__init__()
+
+                def transform_module(self, module: Any) -> Any:
+                    return module.visit(self)
+
+                def leave_Module(self, original: Any, updated: Any) -> Any:
+                    marks: Dict[str, int] = {}
+                    try:
+                        time.sleep(5)  # the budget ends here
+                    finally:
+                        marks.pop("node")  # fails while OverBudget unwinds: a KeyError replaces it
+                    return updated
+
+            return Command
+
+    class Plan:
+        fix, allowed = Stuck(), (1,)
+
+    with pytest.raises(OverBudget):
+        with time_budget(0.05):
+            outcome = _one_fix("x = 1\n", [Plan()], str(tmp_path / "m.py"))  # type: ignore[list-item]
+            assert not isinstance(outcome, _Failure), outcome
+
+
 @pytest.mark.slow
 def test_the_time_budget_holds_in_worker_processes(tmp_path: Path) -> None:
     (tmp_path / "pkg").mkdir()

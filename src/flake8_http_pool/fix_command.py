@@ -126,6 +126,10 @@ def _seconds(text: str) -> float:
     return value
 
 
+def _over_budget(path: str, timeout: Optional[float]) -> FileFixResult:
+    return FileFixResult(path, error=f"took longer than {timeout:g} s to fix; skipped")
+
+
 def fix_file(
     path: str,
     options: Options,
@@ -153,7 +157,7 @@ def fix_file(
     from .fix_facts import facts_for_file
     from .fixing import fix_source, planned_fixes
     from .source_files import SourceError, decode_source, read_bytes, resource_error
-    from .time_budget import OverBudget, time_budget
+    from .time_budget import OverBudget, raise_if_over_budget, time_budget
     from .writing import WriteRefused, locate, snapshot
 
     try:
@@ -188,12 +192,16 @@ def fix_file(
     except AskNames as asked:  # raised while planning, before anything is written
         return FileFixResult(path, asked=asked.names)
     except OverBudget:
-        return FileFixResult(path, error=f"took longer than {timeout:g} s to fix; skipped")
+        return _over_budget(path, timeout)
     except SourceError as error:
         return FileFixResult(path, error=error.reason, where=error.where)
     except (RecursionError, MemoryError) as error:
         return FileFixResult(path, error=resource_error(error, "fix", len(data)))
     except Exception as error:  # a bug of ours must cost one file, not the run
+        try:
+            raise_if_over_budget(error)  # unwinding from the budget's end failed: the time ran out all the same
+        except OverBudget:
+            return _over_budget(path, timeout)
         return FileFixResult(path, error=f"internal error while fixing ({type(error).__name__}: {error})")
     applied = tuple(sorted(result.applied.items()))
     left = tuple(sorted(result.unsafe_left.items()))

@@ -157,7 +157,7 @@ def fix_file(
     from .fix_facts import facts_for_file
     from .fixing import fix_source, planned_fixes
     from .source_files import SourceError, decode_source, read_bytes, resource_error
-    from .time_budget import OverBudget, raise_if_over_budget, time_budget
+    from .time_budget import OverBudget, over_budget_in, time_budget
     from .writing import WriteRefused, locate, snapshot
 
     try:
@@ -198,9 +198,7 @@ def fix_file(
     except (RecursionError, MemoryError) as error:
         return FileFixResult(path, error=resource_error(error, "fix", len(data)))
     except Exception as error:  # a bug of ours must cost one file, not the run
-        try:
-            raise_if_over_budget(error)  # unwinding from the budget's end failed: the time ran out all the same
-        except OverBudget:
+        if over_budget_in(error) is not None:  # unwinding from the budget's end failed: the time ran out
             return _over_budget(path, timeout)
         return FileFixResult(path, error=f"internal error while fixing ({type(error).__name__}: {error})")
     applied = tuple(sorted(result.applied.items()))

@@ -379,9 +379,11 @@ def _one_fix(text: str, plans: Sequence[_SitePlan], filename: str) -> "Optional[
         except cst.ParserSyntaxError as error:
             return _Failure(f"libcst cannot parse it: {str(error).splitlines()[0]}")
         except Exception as error:  # a bug in a fix must not lose the file: report it and leave it alone
-            from .time_budget import raise_if_over_budget
+            from .time_budget import over_budget_in
 
-            raise_if_over_budget(error)  # the file's time ran out, and unwinding libcst failed on the way
+            budget = over_budget_in(error)
+            if budget is not None:  # the file's time ran out, and unwinding libcst failed on the way
+                raise budget
             return _Failure(f"{code} fix failed: {type(error).__name__}: {error}")
         if command.applied:
             return module.code, code, command.applied

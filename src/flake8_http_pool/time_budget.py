@@ -19,17 +19,18 @@ class OverBudget(BaseException):
     """The file's time budget ran out."""
 
 
-def raise_if_over_budget(error: BaseException) -> None:
-    """Raise the OverBudget that `error` replaced, if one did: code unwinding from the budget's end (a `finally`,
-    an `__exit__`, libcst's visitor bookkeeping) can fail in turn, and its error (a KeyError) then stood for
-    the file's time running out. The first of the chain of contexts is the one raised."""
+def over_budget_in(error: BaseException) -> Optional[OverBudget]:
+    """The OverBudget that `error` replaced, if one did: code unwinding from the budget's end (a `finally`, an
+    `__exit__`, libcst's visitor bookkeeping) can fail in turn, and its error (a KeyError) then stood for the
+    file's time running out. Found along the chain of contexts."""
     seen = set()
     context: Optional[BaseException] = error
     while context is not None and id(context) not in seen:
         if isinstance(context, OverBudget):
-            raise context
+            return context
         seen.add(id(context))
         context = context.__context__
+    return None
 
 
 def _expire(signum: int, frame: Optional[FrameType]) -> None:

@@ -88,6 +88,7 @@ def _python_result(path: str, settings: Any, cache: Optional[ProjectCache], seed
     gated = bool(held)
     summary = _summary_analysis(held[0], options) if held else None
     if held:
+        held.clear()  # the walk's analysis and tree: garbage only once nothing here holds them
         _collect()
     if cache is not None:
         results = dict(entry.get("results", {}))

@@ -103,9 +103,18 @@ def test_summaries_hold_pickles_and_read_back_what_was_set() -> None:
     assert summaries["c.py"] == two and summaries["a.py"] == one  # past `keep`: unpickled again
     summaries["a.py"] = packed(two)  # set again: what was read before is not served
     assert summaries["a.py"] == two
-    summaries["d.py"] = one  # a summary set as objects is held as it is
-    assert summaries["d.py"] is one
+    summaries["d.py"] = one  # a summary set as objects is packed too
+    assert summaries["d.py"] == one and summaries["d.py"] is not one
     assert list(summaries) == ["a.py", "b.py", "c.py", "d.py"] and len(summaries) == 4 and "b.py" in summaries
+    summaries["b.py"] = packed(two)  # set again, it keeps its place
+    assert list(summaries) == ["a.py", "b.py", "c.py", "d.py"] and summaries["b.py"] == two
+    summaries["b.py"] = None
+    del summaries["c.py"]
+    assert list(summaries) == ["a.py", "b.py", "d.py"] and "c.py" not in summaries
+    with pytest.raises(KeyError):
+        summaries["c.py"]
+    with pytest.raises(KeyError):
+        del summaries["c.py"]
     summaries.narrow(lambda summary: {"narrowed": sorted(summary["functions"])})
     assert summaries["a.py"] == {"narrowed": ["g"]} and summaries["b.py"] is None
     assert unpacked(packed(one)) == one  # type: ignore[arg-type]

@@ -42,7 +42,7 @@ def project_of(root: Path, files: Dict[str, str]) -> Project:
 
     def load(path: str) -> Optional[dict]:
         read.append(path)
-        return summarize(parse_file(path), DEFAULT_OPTIONS) if path in modules._known else None
+        return summarize(parse_file(path), DEFAULT_OPTIONS) if modules.known(path) else None
 
     project = Project(modules, {}, load)
     project.read = read  # type: ignore[attr-defined]
@@ -86,7 +86,9 @@ def test_module_names_from_the_layout(tmp_path: Path) -> None:
     })
     modules = ModuleMap(paths, project_root(paths))
     assert modules.root == str(tmp_path)
-    names = {name: os.path.relpath(path, tmp_path) for name, path in modules.by_name.items()}
+    names = {name: os.path.relpath(path, tmp_path) for name in ("app", "app.http", "app.sub.deep", "lib.core",
+                                                                 "ns.part", "script", "tools.helper")
+             for path in [modules.by_name(name)] if path is not None}
     assert names["app"] == os.path.join("app", "__init__.py")
     assert names["app.http"] == os.path.join("app", "http.py")
     assert names["app.sub.deep"] == os.path.join("app", "sub", "deep.py")

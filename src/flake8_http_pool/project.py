@@ -381,10 +381,16 @@ def can_matter(summary: Summary) -> Set[str]:
 def project_root(paths: Iterable[str]) -> str:
     """The project root: the nearest folder holding pyproject.toml, setup.cfg, setup.py or .git at or above the
     folder common to `paths`, else that common folder."""
-    folders = [os.path.abspath(folder) for folder in {os.path.dirname(p) for p in paths}]
-    if not folders:
+    common: Optional[str] = None
+    last = None
+    for path in paths:  # folder by folder as they come: no set of a big tree's folders
+        folder = os.path.dirname(path)
+        if folder != last:
+            last = folder
+            folder = os.path.abspath(folder)
+            common = folder if common is None else os.path.commonpath([common, folder])
+    if common is None:
         return os.getcwd()
-    common = os.path.commonpath(folders)
     from .roots import find_project_root
 
     return find_project_root(common) or common
@@ -408,22 +414,42 @@ class ModuleMap:
     A file gets the name its packages give it (folders with `__init__.py` above it), and the names its path
     gives from the project root and from a `src/` folder there (namespace packages, scripts); the first
     claim on a name wins, package names first. A script's `import utils` also finds `utils.py` beside it.
+
+    The files and their names are held on disk (ondisk.py): a big project's paths, names and the set of its
+    files were most of what a run held per file. What the solve has looked up is kept in memory.
     """
 
     def __init__(self, paths: Iterable[str], root: str) -> None:
+        from . import ondisk
+
         self.root = root
-        self.paths = [absolute_path(p) for p in paths if p.endswith(".py")]
-        self.by_name: Dict[str, str] = {}
-        self.name_of: Dict[str, str] = {}
-        self._known = set(self.paths)
+        self._db = self.db = ondisk.database()  # shared with the model's Summaries and the gate's _Rest
+        self._db.execute("CREATE TABLE paths(n INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE)")
+        # One row per claim on a name: `prio` 0 for a package's or a `src/` layout's name, 1 for a name from the
+        # project root; the first claim in (prio, seq) order wins, for the name and for the file alike.
+        self._db.execute("CREATE TABLE claims(seq INTEGER PRIMARY KEY, prio INTEGER NOT NULL, name TEXT NOT NULL, "
+                         "path TEXT NOT NULL)")
+        self._packages_of: "OrderedDict[str, List[str]]" = OrderedDict()  # folder -> its packages, the recent ones
+        ondisk.insert_all(self._db, "INSERT OR IGNORE INTO paths(path) VALUES (?)",
+                          ((path,) for path in self._claimed(absolute_path(p) for p in paths if p.endswith(".py"))))
+        self._db.execute("CREATE INDEX claims_name ON claims(name, prio, seq)")
+        self._db.execute("CREATE INDEX claims_path ON claims(path, prio, seq)")
+        self._packages_of.clear()
+        self._by_name: Dict[str, Optional[str]] = {}  # memo of the lookups made (the solve asks few names)
+        self._name_of: Dict[str, Optional[str]] = {}
+        self._known: Dict[str, bool] = {}
         self._beside: Dict[Tuple[str, str], Optional[str]] = {}  # (name, importer's folder) -> file, memo
-        self._packages_of: Dict[str, List[str]] = {}  # folder -> its packages (see _packages), memo
+
+    def _claimed(self, paths: Iterable[str]) -> Iterator[str]:
+        """`paths`, each one's claims on names written on the way."""
+        from . import ondisk
+
         claims: List[Tuple[int, str, str]] = []
-        for path in self.paths:
+        for path in paths:
             name = self._package_name(path)
             if name is not None:
                 claims.append((0, name, path))
-            rel = os.path.relpath(path, root)
+            rel = os.path.relpath(path, self.root)
             if not rel.startswith(".."):
                 parts = _module_parts(rel)
                 name = _dotted(parts)
@@ -433,16 +459,19 @@ class ModuleMap:
                     name = _dotted(parts[1:])
                     if name is not None:
                         claims.append((0, name, path))
-        for _, name, path in sorted(claims, key=lambda c: c[0]):
-            self.by_name.setdefault(name, path)
-            self.name_of.setdefault(path, name)
+            if len(claims) >= ondisk.BATCH:
+                ondisk.insert_all(self._db, "INSERT INTO claims(prio, name, path) VALUES (?, ?, ?)", claims)
+                claims = []
+            yield path
+        ondisk.insert_all(self._db, "INSERT INTO claims(prio, name, path) VALUES (?, ?, ?)", claims)
 
     def _package_name(self, path: str) -> Optional[str]:
         folder, base = os.path.split(path)
         return _dotted(self._packages(folder) + ([] if base == "__init__.py" else [base[:-3]]))
 
     def _packages(self, folder: str) -> List[str]:
-        """The packages holding a module of `folder`, outermost first (memoised: a folder's files share them)."""
+        """The packages holding a module of `folder`, outermost first (memoised for the folders seen last: a
+        folder's files come together, and its parents' answers are asked again)."""
         known = self._packages_of.get(folder)
         if known is None:
             known = []
@@ -450,7 +479,40 @@ class ModuleMap:
                 parent = os.path.dirname(folder)
                 known = ([] if parent == folder else self._packages(parent)) + [os.path.basename(folder)]
             self._packages_of[folder] = known
+            if len(self._packages_of) > _FOLDERS_KEPT:
+                self._packages_of.popitem(last=False)
+        else:
+            self._packages_of.move_to_end(folder)
         return known
+
+    @property
+    def paths(self) -> "_Paths":
+        """The project's modules (absolute paths), in the order given."""
+        return _Paths(self._db)
+
+    def known(self, path: str) -> bool:
+        """Whether `path` (absolute) is one of the project's modules."""
+        found = self._known.get(path)
+        if found is None:
+            found = self._known[path] = self._db.execute("SELECT 1 FROM paths WHERE path = ?",
+                                                         (path,)).fetchone() is not None
+        return found
+
+    def by_name(self, name: str) -> Optional[str]:
+        """The file the project's names give module `name`, or None."""
+        if name not in self._by_name:
+            row = self._db.execute("SELECT path FROM claims WHERE name = ? ORDER BY prio, seq LIMIT 1",
+                                   (name,)).fetchone()
+            self._by_name[name] = row[0] if row else None
+        return self._by_name[name]
+
+    def name_of(self, path: str) -> Optional[str]:
+        """The dotted name of the module at `path` (absolute), or None."""
+        if path not in self._name_of:
+            row = self._db.execute("SELECT name FROM claims WHERE path = ? ORDER BY prio, seq LIMIT 1",
+                                   (path,)).fetchone()
+            self._name_of[path] = row[0] if row else None
+        return self._name_of[path]
 
     def relative(self, path: str) -> str:
         """The path as messages show it: from the project root, with `/`."""
@@ -460,7 +522,7 @@ class ModuleMap:
         """The file of module `name`: the project's names first, then as seen from the importer's folder and
         each folder above it up to the project root (a script's folder is on sys.path when it runs, and a
         project nested in a bigger tree names its modules from its own folder)."""
-        found = self.by_name.get(name)
+        found = self.by_name(name)
         if found is not None or importer is None:
             return found
         start = os.path.dirname(importer)
@@ -471,7 +533,7 @@ class ModuleMap:
         while True:
             base = os.path.join(folder, *name.split("."))
             for candidate in (base + ".py", os.path.join(base, "__init__.py")):
-                if candidate in self._known:
+                if self.known(candidate):
                     self._beside[memo_key] = candidate
                     return candidate
             parent = os.path.dirname(folder)
@@ -485,7 +547,7 @@ class ModuleMap:
         level = len(path) - len(path.lstrip("."))
         if not level:
             return path
-        name = self.name_of.get(importer)
+        name = self.name_of(importer)
         if name is None:
             return None
         package = name.split(".") if importer.endswith("__init__.py") else name.split(".")[:-1]
@@ -494,6 +556,25 @@ class ModuleMap:
         package = package[: len(package) - (level - 1)]
         rest = path[level:]
         return ".".join(package + ([rest] if rest else [])) or None
+
+
+# Folders whose packages ModuleMap keeps (a tree's files come folder by folder).
+_FOLDERS_KEPT = 256
+
+
+class _Paths:
+    """ModuleMap's modules as a sequence to go through (each time from the start) and count."""
+
+    def __init__(self, db: Any) -> None:
+        self._db = db
+
+    def __iter__(self) -> Iterator[str]:
+        from . import ondisk
+
+        return (row[0] for row in ondisk.rows(self._db, "SELECT path FROM paths ORDER BY n"))
+
+    def __len__(self) -> int:
+        return int(self._db.execute("SELECT COUNT(*) FROM paths").fetchone()[0])
 
 
 def absolute_path(path: str) -> str:
@@ -519,57 +600,80 @@ def unpacked(data: bytes) -> Summary:
 
 
 class Summaries(MutableMapping[str, Optional[Summary]]):
-    """Path -> summary (None: the module could not be summarized). A value set as `packed`'s bytes is held so,
-    the last few read kept unpacked; one set as a summary is held as it is.
+    """Path -> summary (None: the module could not be summarized), in the order set, held packed (`packed`) on
+    disk (ondisk.py), the last few read kept unpacked. A value may be set as `packed`'s bytes or as a summary.
 
     A summary's objects take about eight times its pickle (lists of call sites repeating the same references),
-    and a big project's summaries held as objects were most of `check`'s memory. The gate reads each module's
-    summary a couple of times; the solve reads every one of them about a dozen times, so `narrow` first turns
-    each into the little the solve reads of it (packed again: a small one is quick to read). Summaries are
-    read only once made, so one unpacked again is the same summary."""
+    and a big project's summaries held as objects were most of `check`'s memory; held packed in memory, they
+    still grew with the project. The gate reads each module's summary a couple of times; the solve reads every
+    one of them about a dozen times, so `narrow` first turns each into the little the solve reads of it (a small
+    one is quick to read). Summaries are read only once made, so one unpacked again is the same summary."""
 
-    def __init__(self, items: Iterable[Tuple[str, Union[Summary, bytes, None]]] = (), keep: int = 16) -> None:
-        self._values: Dict[str, Union[Summary, bytes, None]] = dict(items)
+    def __init__(self, items: Iterable[Tuple[str, Union[Summary, bytes, None]]] = (), keep: int = 16,
+                 db: Any = None) -> None:
+        from . import ondisk
+
+        self._db = db if db is not None else ondisk.database()  # a ModuleMap's (`ModuleMap.db`), or a new one
+        # `none`: set as None (not summarized); `data`: the packed summary otherwise.
+        self._db.execute("CREATE TABLE summaries(seq INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, "
+                         "none INTEGER NOT NULL, data BLOB)")
         self._recent: "OrderedDict[str, Summary]" = OrderedDict()
         self._keep = keep
+        ondisk.insert_all(self._db, _SET_SUMMARY, (_row(path, value) for path, value in items))
 
     def __setitem__(self, path: str, value: Union[Summary, bytes, None]) -> None:  # type: ignore[override]
         self._recent.pop(path, None)
-        self._values[path] = value
+        self._db.execute(_SET_SUMMARY, _row(path, value))
 
     def __getitem__(self, path: str) -> Optional[Summary]:
-        value = self._values[path]
-        if not isinstance(value, bytes):
-            return value
         summary = self._recent.get(path)
-        if summary is None:
-            summary = self._recent[path] = unpacked(value)
-            if len(self._recent) > self._keep:
-                self._recent.popitem(last=False)
-        else:
+        if summary is not None:
             self._recent.move_to_end(path)
+            return summary
+        row = self._db.execute("SELECT none, data FROM summaries WHERE path = ?", (path,)).fetchone()
+        if row is None:
+            raise KeyError(path)
+        if row[0]:
+            return None
+        summary = self._recent[path] = unpacked(row[1])
+        if len(self._recent) > self._keep:
+            self._recent.popitem(last=False)
         return summary
 
     def narrow(self, keep_of: Callable[[Summary], Summary]) -> None:
-        """Hold `keep_of(summary)` in place of each summary, packed."""
-        for path in list(self._values):
-            summary = self[path]
-            if summary is not None:
-                self._values[path] = packed(keep_of(summary))
-            self._recent.pop(path, None)
+        """Hold `keep_of(summary)` in place of each summary."""
+        from . import ondisk
+
+        narrowed = ((packed(keep_of(unpacked(data))), seq) for seq, data in ondisk.pages(
+            self._db, "SELECT seq, data FROM summaries WHERE seq > ? AND none = 0 ORDER BY seq LIMIT ?"))
+        ondisk.insert_all(self._db, "UPDATE summaries SET data = ? WHERE seq = ?", narrowed)
+        self._recent.clear()
 
     def __delitem__(self, path: str) -> None:
-        del self._values[path]
+        if self._db.execute("DELETE FROM summaries WHERE path = ?", (path,)).rowcount == 0:
+            raise KeyError(path)
         self._recent.pop(path, None)
 
     def __contains__(self, path: object) -> bool:
-        return path in self._values
+        return self._db.execute("SELECT 1 FROM summaries WHERE path = ?", (path,)).fetchone() is not None
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._values)
+        # Read whole before the caller goes on: it may set summaries as it goes through them.
+        return iter([row[0] for row in self._db.execute("SELECT path FROM summaries ORDER BY seq")])
 
     def __len__(self) -> int:
-        return len(self._values)
+        return int(self._db.execute("SELECT COUNT(*) FROM summaries").fetchone()[0])
+
+
+# Set a summary: a path set again keeps its place in the order.
+_SET_SUMMARY = ("INSERT INTO summaries(path, none, data) VALUES (?, ?, ?) "
+                "ON CONFLICT(path) DO UPDATE SET none = excluded.none, data = excluded.data")
+
+
+def _row(path: str, value: Union[Summary, bytes, None]) -> Tuple[str, int, Optional[bytes]]:
+    if value is None:
+        return path, 1, None
+    return path, 0, value if isinstance(value, bytes) else packed(value)
 
 
 class _Record(Dict[str, Any]):
@@ -690,7 +794,7 @@ class Project:
             return (module, methods[wanted]) if wanted in methods else None
         if head in summary["exports"]:  # `__init__.py` re-exports, and names a module imported itself
             return self._resolve_path(summary["exports"][head], rest[1:], module, depth)
-        name = self.modules.name_of.get(module)
+        name = self.modules.name_of(module)
         if name is not None:
             sub = self.modules.module(f"{name}.{head}")
             if sub is not None:
@@ -700,6 +804,38 @@ class Project:
             if found is not None:
                 return found
         return None
+
+
+class _Rest:
+    """The modules phase 1 of the gate left out that phase 2 has not taken in yet, in their order, on disk (a
+    big project's are nearly all its files)."""
+
+    def __init__(self, paths: Iterable[str], db: Any) -> None:
+        from . import ondisk
+
+        self._db = db
+        db.execute("CREATE TABLE rest(n INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE)")
+        ondisk.insert_all(db, "INSERT OR IGNORE INTO rest(path) VALUES (?)", ((path,) for path in paths))
+
+    def __iter__(self) -> Iterator[str]:
+        from . import ondisk
+
+        return (row[0] for row in ondisk.rows(self._db, "SELECT path FROM rest ORDER BY n"))
+
+    def __len__(self) -> int:
+        return int(self._db.execute("SELECT COUNT(*) FROM rest").fetchone()[0])
+
+    def __bool__(self) -> bool:
+        return self._db.execute("SELECT 1 FROM rest LIMIT 1").fetchone() is not None
+
+    def taking(self, joined: Iterable[str]) -> List[str]:
+        """Take the modules of `joined` out; those that were here, in their order here."""
+        wanted = set(joined)
+        taken = [path for path in self if path in wanted]
+        from . import ondisk
+
+        ondisk.insert_all(self._db, "DELETE FROM rest WHERE path = ?", ((path,) for path in taken))
+        return taken
 
 
 # -- the solver ------------------------------------------------------------------------------------------
@@ -794,7 +930,7 @@ def _shadowed(project: Project) -> Dict[str, FrozenSet[str]]:
     `import requests` is the project's module: the engine must not take its calls for the library's (its own
     functions are followed like any other module's). A `requests.py` inside a package shadows nothing (imports
     are absolute)."""
-    known = project.modules._known
+    known = project.modules.known
     root = project.modules.root
     found: Dict[str, FrozenSet[str]] = {}
     for path in list(project.summaries):
@@ -806,8 +942,8 @@ def _shadowed(project: Project) -> Dict[str, FrozenSet[str]]:
         if not os.path.isfile(os.path.join(here, "__init__.py")):
             folders.append(here)
         own = frozenset(name for name in summary["library_roots"]
-                        if any(os.path.join(folder, name + ".py") in known
-                               or os.path.join(folder, name, "__init__.py") in known for folder in folders))
+                        if any(known(os.path.join(folder, name + ".py"))
+                               or known(os.path.join(folder, name, "__init__.py")) for folder in folders))
         if own:
             found[path] = own
     return found
@@ -1213,17 +1349,19 @@ def _solve_gated(paths: List[str], first: First, search: Search, load_summary: L
     def load(path: str) -> Optional[Summary]:
         # Outside the project: never read. A module the gate left out holds no function that can matter; only
         # a package's `__init__.py` is read on demand, to follow what it re-exports (`from .http import *`).
-        if path not in modules._known or os.path.basename(path) != "__init__.py":
+        if os.path.basename(path) != "__init__.py" or not modules.known(path):
             return None
         return load_summary(path)
 
-    gated, rest = first(modules.paths)
-    summaries = Summaries(gated.items())
+    gated, left = first(modules.paths)
+    summaries = Summaries(gated.items(), db=modules.db)
     del gated
+    rest = _Rest(left, modules.db)
+    del left
     project = Project(modules, summaries, load)  # type: ignore[arg-type]
 
     def demand(path: str) -> Optional[Summary]:
-        if path not in modules._known:
+        if not modules.known(path):
             return None  # outside the project: never read
         return load_summary(path)
 
@@ -1345,10 +1483,8 @@ def _solve_gated(paths: List[str], first: First, search: Search, load_summary: L
         pass
     while needles and rest:
         joined = search(rest, _pairs(needles, tokens, above))
-        for path in rest:  # in the order of `paths`, so the solve's order does not depend on the workers'
-            if path in joined:
-                summaries[path] = joined[path]
-        rest = [path for path in rest if path not in joined]
+        for path in rest.taking(joined):  # in the order of `paths`, so the solve's order does not depend on
+            summaries[path] = joined[path]  # the workers'
         if not joined:
             break
         # References into the modules that joined resolve now (one that resolved already resolves as it did: it

@@ -86,16 +86,20 @@ def add_cache_arguments(parser: argparse.ArgumentParser) -> None:
                         "cache-dir; environment: FLAKE8_HTTP_POOL_CACHE_DIR)")
 
 
-def open_project_cache(args: argparse.Namespace, config: Any, paths: Sequence[str],
+def open_project_cache(args: argparse.Namespace, config: Any, paths: Iterable[str],
                        note: Callable[[str], None]) -> Any:
     """The project model's cache for this run (project_cache.ProjectCache), or None: --no-cache, or a folder
     that cannot be written (said once through `note`)."""
     if getattr(args, "no_cache", False):
         return None
+    from itertools import chain
+
     from .project import project_root
     from .project_cache import ProjectCache, cache_folder
 
-    root = project_root(list(paths) or ["."])
+    given = iter(paths)
+    first = next(given, None)
+    root = project_root(["."] if first is None else chain([first], given))
     configured = getattr(args, "cache_dir", None) or getattr(config, "cache_dir", None)
     return ProjectCache.open(cache_folder(root, configured), note)
 
@@ -420,23 +424,28 @@ def run_check(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: T
     jobs = worker_count(args.jobs, _note(stderr))
 
     def results() -> Iterator[Any]:
+        from .file_table import FileTable
         from .project_check import project_results
 
         # The project model needs every module's summary before any file's findings that other modules cause:
-        # the candidates are listed, checked and summarized in the workers, solved here, and the few files that
-        # get seeds are checked again (project_check.py).
-        keyed = list(resolver.keyed(discovery.candidates(paths), errors))
-        context = context_candidates(args.project_from, stdin, resolver) if args.project_from is not None else []
-        # An editor's buffer (`-` with --stdin-filename naming a file of a project): the project on disk is read,
-        # as the flake8 plugin reads it, and the buffer is checked last, under the seeds of the file it stands for.
-        buffer_of = stdin_on_disk(args)
-        if buffer_of is not None and args.project_from is None:
-            context = stdin_project(buffer_of, resolver)
-        python_paths = [c.path for c in keyed if c.kind == "python"] + [c.path for c in context]
-        cache = open_project_cache(args, settings.config, python_paths, _note(stderr)) if python_paths else None
+        # the candidates are listed (on disk: file_table.py), checked and summarized in the workers, solved here,
+        # and the few files that get seeds are checked again (project_check.py).
+        table = FileTable()
+        table.add(resolver.keyed(discovery.candidates(paths, table.remember), errors))
+        if args.project_from is not None:
+            table.add_context(context_candidates(args.project_from, stdin, resolver))
+        else:
+            # An editor's buffer (`-` with --stdin-filename naming a file of a project): the project on disk is
+            # read, as the flake8 plugin reads it, and the buffer is checked last, under the seeds of the file it
+            # stands for.
+            buffer_of = stdin_on_disk(args)
+            if buffer_of is not None:
+                table.add_context(stdin_project(buffer_of, resolver))
+        cache = open_project_cache(args, settings.config, table.python_paths(), _note(stderr)) \
+            if table.has_python() else None
         seeds: Dict[str, Any] = {}
-        found: Iterable[Any] = project_results(keyed, resolver.overrides, cache, jobs, _crashed, _note(stderr),
-                                               context, on_seeds=seeds.update)
+        found: Iterable[Any] = project_results(table, resolver.overrides, cache, jobs, _crashed, _note(stderr),
+                                               on_seeds=seeds.update)
         if STDIN in args.paths:
             found = _chain(found, _stdin_results(args, stdin, resolver, errors, seeds))
         return iter(found)

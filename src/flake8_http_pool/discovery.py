@@ -86,12 +86,17 @@ class Discovery:
         self.excluder = excluder  # anything with `excluded(path)`: an Excluder, or a settings.Resolver
         self.on_error = on_error
 
-    def candidates(self, paths: Iterable[str]) -> Iterator[Candidate]:
-        seen: Set[int] = set()  # (device, inode) of files already yielded (_remember): a file is checked once
+    def candidates(self, paths: Iterable[str], remember: Optional[Callable[[int], bool]] = None
+                   ) -> Iterator[Candidate]:
+        """The candidates under `paths`, each file once. `remember(inode)`: True the first time a file is met
+        (a run that keeps its files on disk keeps them there too, file_table.FileTable.remember); by default a
+        set of them is kept here."""
+        if remember is None:
+            remember = _Seen().remember  # (device, inode) of files already yielded: a file is checked once
         for path in paths:
-            yield from self._from_argument(path, seen)
+            yield from self._from_argument(path, remember)
 
-    def _from_argument(self, path: str, seen: Set[int]) -> Iterator[Candidate]:
+    def _from_argument(self, path: str, seen: Callable[[int], bool]) -> Iterator[Candidate]:
         try:
             info = os.stat(path)
         except ValueError:  # a NUL byte in the name: no file can be called that
@@ -112,7 +117,7 @@ class Discovery:
         else:
             self.on_error(path, "not a regular file")
 
-    def _walk(self, top: str, seen: Set[int]) -> Iterator[Candidate]:
+    def _walk(self, top: str, seen: Callable[[int], bool]) -> Iterator[Candidate]:
         root = os.path.realpath(top)
         visited_dirs: Set[Tuple[int, int]] = set()
         # Depth-first with an explicit stack (no recursion limit on deep trees); each folder's entries sorted
@@ -161,7 +166,7 @@ class Discovery:
             reason = f"cannot be read: {(error.strerror or str(error)).lower()}; skipped"
         self.on_error(path, reason)
 
-    def _entry(self, entry: "os.DirEntry[str]", root: str, seen: Set[int]) -> Optional[str]:
+    def _entry(self, entry: "os.DirEntry[str]", root: str, seen: Callable[[int], bool]) -> Optional[str]:
         """"dir" for a folder to walk, "file" for a file to check, None to skip."""
         name = entry.name
         try:
@@ -191,13 +196,22 @@ class Discovery:
         return "file" if _remember(info, seen) else None
 
 
-def _remember(info: os.stat_result, seen: Set[int]) -> bool:
+def _remember(info: os.stat_result, seen: Callable[[int], bool]) -> bool:
     # One int per file, not a pair: a big tree's set of them was a sixth of what its run held per file.
-    key = info.st_dev << 128 | info.st_ino  # an inode number fits in 128 bits (Windows ReFS uses them all)
-    if key in seen:
-        return False
-    seen.add(key)
-    return True
+    return seen(info.st_dev << 128 | info.st_ino)  # an inode number fits in 128 bits (Windows ReFS uses them all)
+
+
+class _Seen:
+    """The files met so far, in memory."""
+
+    def __init__(self) -> None:
+        self.seen: Set[int] = set()
+
+    def remember(self, key: int) -> bool:
+        if key in self.seen:
+            return False
+        self.seen.add(key)
+        return True
 
 
 def paths_from_file(name: str, stdin: TextIO, on_error: Callable[[str, str], None]) -> Iterator[str]:

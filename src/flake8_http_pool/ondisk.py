@@ -20,6 +20,17 @@ CACHE_KIB = 2048
 BATCH = 1024
 
 
+def blob(path: str) -> bytes:
+    """A path as the tables hold it: SQLite's text is UTF-8, and a path may hold any name the file system
+    does (`os.fsdecode` turns undecodable bytes into lone surrogates). Bytes sort as the code points do."""
+    return path.encode("utf-8", "surrogatepass")
+
+
+def text(data: bytes) -> str:
+    """What `blob` was given."""
+    return data.decode("utf-8", "surrogatepass")
+
+
 def database() -> sqlite3.Connection:
     """A new private database on disk, deleted when it is closed. No journal (nothing here outlives the run)
     and no sync (a crash loses the run, never a user's file)."""

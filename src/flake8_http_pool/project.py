@@ -424,14 +424,15 @@ class ModuleMap:
 
         self.root = root
         self._db = self.db = ondisk.database()  # shared with the model's Summaries and the gate's _Rest
-        self._db.execute("CREATE TABLE paths(n INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE)")
+        self._db.execute("CREATE TABLE paths(n INTEGER PRIMARY KEY, path BLOB NOT NULL UNIQUE)")
         # One row per claim on a name: `prio` 0 for a package's or a `src/` layout's name, 1 for a name from the
         # project root; the first claim in (prio, seq) order wins, for the name and for the file alike.
         self._db.execute("CREATE TABLE claims(seq INTEGER PRIMARY KEY, prio INTEGER NOT NULL, name TEXT NOT NULL, "
-                         "path TEXT NOT NULL)")
+                         "path BLOB NOT NULL)")
         self._packages_of: "OrderedDict[str, List[str]]" = OrderedDict()  # folder -> its packages, the recent ones
         ondisk.insert_all(self._db, "INSERT OR IGNORE INTO paths(path) VALUES (?)",
-                          ((path,) for path in self._claimed(absolute_path(p) for p in paths if p.endswith(".py"))))
+                          ((ondisk.blob(path),) for path in self._claimed(absolute_path(p) for p in paths
+                                                                          if p.endswith(".py"))))
         self._db.execute("CREATE INDEX claims_name ON claims(name, prio, seq)")
         self._db.execute("CREATE INDEX claims_path ON claims(path, prio, seq)")
         self._packages_of.clear()
@@ -446,19 +447,20 @@ class ModuleMap:
 
         claims: List[Tuple[int, str, str]] = []
         for path in paths:
+            data = ondisk.blob(path)
             name = self._package_name(path)
             if name is not None:
-                claims.append((0, name, path))
+                claims.append((0, name, data))
             rel = os.path.relpath(path, self.root)
             if not rel.startswith(".."):
                 parts = _module_parts(rel)
                 name = _dotted(parts)
                 if name is not None:
-                    claims.append((1, name, path))
+                    claims.append((1, name, data))
                 if parts[:1] == ["src"]:
                     name = _dotted(parts[1:])
                     if name is not None:
-                        claims.append((0, name, path))
+                        claims.append((0, name, data))
             if len(claims) >= ondisk.BATCH:
                 ondisk.insert_all(self._db, "INSERT INTO claims(prio, name, path) VALUES (?, ?, ?)", claims)
                 claims = []
@@ -495,7 +497,7 @@ class ModuleMap:
         found = self._known.get(path)
         if found is None:
             found = self._known[path] = self._db.execute("SELECT 1 FROM paths WHERE path = ?",
-                                                         (path,)).fetchone() is not None
+                                                         (_blob(path),)).fetchone() is not None
         return found
 
     def by_name(self, name: str) -> Optional[str]:
@@ -503,14 +505,14 @@ class ModuleMap:
         if name not in self._by_name:
             row = self._db.execute("SELECT path FROM claims WHERE name = ? ORDER BY prio, seq LIMIT 1",
                                    (name,)).fetchone()
-            self._by_name[name] = row[0] if row else None
+            self._by_name[name] = _text(row[0]) if row else None
         return self._by_name[name]
 
     def name_of(self, path: str) -> Optional[str]:
         """The dotted name of the module at `path` (absolute), or None."""
         if path not in self._name_of:
             row = self._db.execute("SELECT name FROM claims WHERE path = ? ORDER BY prio, seq LIMIT 1",
-                                   (path,)).fetchone()
+                                   (_blob(path),)).fetchone()
             self._name_of[path] = row[0] if row else None
         return self._name_of[path]
 
@@ -571,7 +573,7 @@ class _Paths:
     def __iter__(self) -> Iterator[str]:
         from . import ondisk
 
-        return (row[0] for row in ondisk.rows(self._db, "SELECT path FROM paths ORDER BY n"))
+        return (ondisk.text(row[0]) for row in ondisk.rows(self._db, "SELECT path FROM paths ORDER BY n"))
 
     def __len__(self) -> int:
         return int(self._db.execute("SELECT COUNT(*) FROM paths").fetchone()[0])
@@ -615,7 +617,7 @@ class Summaries(MutableMapping[str, Optional[Summary]]):
 
         self._db = db if db is not None else ondisk.database()  # a ModuleMap's (`ModuleMap.db`), or a new one
         # `none`: set as None (not summarized); `data`: the packed summary otherwise.
-        self._db.execute("CREATE TABLE summaries(seq INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, "
+        self._db.execute("CREATE TABLE summaries(seq INTEGER PRIMARY KEY, path BLOB NOT NULL UNIQUE, "
                          "none INTEGER NOT NULL, data BLOB)")
         self._recent: "OrderedDict[str, Summary]" = OrderedDict()
         self._keep = keep
@@ -630,7 +632,7 @@ class Summaries(MutableMapping[str, Optional[Summary]]):
         if summary is not None:
             self._recent.move_to_end(path)
             return summary
-        row = self._db.execute("SELECT none, data FROM summaries WHERE path = ?", (path,)).fetchone()
+        row = self._db.execute("SELECT none, data FROM summaries WHERE path = ?", (_blob(path),)).fetchone()
         if row is None:
             raise KeyError(path)
         if row[0]:
@@ -650,16 +652,17 @@ class Summaries(MutableMapping[str, Optional[Summary]]):
         self._recent.clear()
 
     def __delitem__(self, path: str) -> None:
-        if self._db.execute("DELETE FROM summaries WHERE path = ?", (path,)).rowcount == 0:
+        if self._db.execute("DELETE FROM summaries WHERE path = ?", (_blob(path),)).rowcount == 0:
             raise KeyError(path)
         self._recent.pop(path, None)
 
     def __contains__(self, path: object) -> bool:
-        return self._db.execute("SELECT 1 FROM summaries WHERE path = ?", (path,)).fetchone() is not None
+        return isinstance(path, str) and self._db.execute("SELECT 1 FROM summaries WHERE path = ?",
+                                                          (_blob(path),)).fetchone() is not None
 
     def __iter__(self) -> Iterator[str]:
         # Read whole before the caller goes on: it may set summaries as it goes through them.
-        return iter([row[0] for row in self._db.execute("SELECT path FROM summaries ORDER BY seq")])
+        return iter([_text(row[0]) for row in self._db.execute("SELECT path FROM summaries ORDER BY seq")])
 
     def __len__(self) -> int:
         return int(self._db.execute("SELECT COUNT(*) FROM summaries").fetchone()[0])
@@ -670,10 +673,18 @@ _SET_SUMMARY = ("INSERT INTO summaries(path, none, data) VALUES (?, ?, ?) "
                 "ON CONFLICT(path) DO UPDATE SET none = excluded.none, data = excluded.data")
 
 
-def _row(path: str, value: Union[Summary, bytes, None]) -> Tuple[str, int, Optional[bytes]]:
+def _row(path: str, value: Union[Summary, bytes, None]) -> Tuple[bytes, int, Optional[bytes]]:
     if value is None:
-        return path, 1, None
-    return path, 0, value if isinstance(value, bytes) else packed(value)
+        return _blob(path), 1, None
+    return _blob(path), 0, value if isinstance(value, bytes) else packed(value)
+
+
+def _blob(path: str) -> bytes:
+    return path.encode("utf-8", "surrogatepass")  # ondisk.blob, without importing ondisk (and sqlite3) here
+
+
+def _text(data: bytes) -> str:
+    return data.decode("utf-8", "surrogatepass")
 
 
 class _Record(Dict[str, Any]):
@@ -814,13 +825,13 @@ class _Rest:
         from . import ondisk
 
         self._db = db
-        db.execute("CREATE TABLE rest(n INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE)")
-        ondisk.insert_all(db, "INSERT OR IGNORE INTO rest(path) VALUES (?)", ((path,) for path in paths))
+        db.execute("CREATE TABLE rest(n INTEGER PRIMARY KEY, path BLOB NOT NULL UNIQUE)")
+        ondisk.insert_all(db, "INSERT OR IGNORE INTO rest(path) VALUES (?)", ((_blob(path),) for path in paths))
 
     def __iter__(self) -> Iterator[str]:
         from . import ondisk
 
-        return (row[0] for row in ondisk.rows(self._db, "SELECT path FROM rest ORDER BY n"))
+        return (_text(row[0]) for row in ondisk.rows(self._db, "SELECT path FROM rest ORDER BY n"))
 
     def __len__(self) -> int:
         return int(self._db.execute("SELECT COUNT(*) FROM rest").fetchone()[0])
@@ -834,13 +845,65 @@ class _Rest:
         taken = [path for path in self if path in wanted]
         from . import ondisk
 
-        ondisk.insert_all(self._db, "DELETE FROM rest WHERE path = ?", ((path,) for path in taken))
+        ondisk.insert_all(self._db, "DELETE FROM rest WHERE path = ?", ((_blob(path),) for path in taken))
         return taken
+
+
+class _Targets:
+    """The functions call sites name that are not functions of the caller's own module, each given a number
+    (negative, so a _Calls entry tells them from its own module's functions)."""
+
+    def __init__(self) -> None:
+        self._numbers: Dict[Tuple[str, str], int] = {}
+        self._targets: List[Tuple[str, str]] = []
+
+    def number(self, target: Tuple[str, str]) -> int:
+        number = self._numbers.get(target)
+        if number is None:
+            number = self._numbers[target] = -1 - len(self._targets)
+            self._targets.append(target)
+        return number
+
+    def of(self, number: int) -> Tuple[str, str]:
+        return self._targets[-1 - number]
+
+
+class _Calls:
+    """What the call sites of one module's functions name, resolved so far, held small: per function (in the
+    order of the summary's `functions`), the numbers of the functions it calls (its own module's by their place,
+    others by `_Targets` numbers), and whether a site is left to resolve (`pending`: it names nothing wanted yet,
+    or what it names was not summarized yet)."""
+
+    __slots__ = ("offsets", "targets", "pending", "searched_with")
+
+    def __init__(self, summary: Summary, path: str, numbers: _Targets,
+                 resolve: Callable[[List[Any], str], Tuple[Iterable[Tuple[str, str]], bool]],
+                 before: Optional["_Calls"] = None) -> None:
+        from array import array
+
+        functions = summary["functions"]
+        place = {key: index for index, key in enumerate(functions)}
+        self.offsets = array("i", [0])
+        self.targets = array("i")
+        self.pending = bytearray(len(functions))
+        self.searched_with = before.searched_with if before is not None else -1  # the needles resolved with
+        for index, record in enumerate(functions.values()):
+            if before is not None and not before.pending[index]:
+                self.targets.extend(before.of(index))
+            else:
+                named, pending = resolve(record["calls"], path)
+                self.pending[index] = pending
+                for target in named:
+                    local = place.get(target[1]) if target[0] == path else None
+                    self.targets.append(local if local is not None else numbers.number(target))
+            self.offsets.append(len(self.targets))
+
+    def of(self, index: int) -> Any:
+        return self.targets[self.offsets[index]:self.offsets[index + 1]]
 
 
 # -- the solver ------------------------------------------------------------------------------------------
 _LATER = ("", "")  # a reference not resolved yet: it names nothing wanted so far (see `_solve_gated`)
-_NONE_NAMED = {False: ((), False), True: ((), True)}  # a function's sites naming no function yet (`_solve_gated`)
 
 
 class _Hot:
@@ -1269,7 +1332,7 @@ Search = Callable[[List[str], Needles], Dict[str, Optional[Summary]]]
 Load = Callable[[str], Optional[Summary]]
 
 
-def project_seeds(paths: List[str], options_of: Callable[[str], Options], *, cache: Any = None,
+def project_seeds(paths: Iterable[str], options_of: Callable[[str], Options], *, cache: Any = None,
                   first: Optional[First] = None, search: Optional[Search] = None,
                   load: Optional[Load] = None) -> Dict[str, Seeds]:
     """THE entry point of the project model, for `check`, `fix` and the flake8 plugin: the project's Python
@@ -1284,8 +1347,17 @@ def project_seeds(paths: List[str], options_of: Callable[[str], Options], *, cac
     from .project_cache import LocalModules
 
     local = LocalModules(options_of, cache)
-    return _solve_gated([absolute_path(p) for p in paths], first or local.first, search or local.search,
-                        load or local.summary)
+    return _solve_gated(_Absolute(paths), first or local.first, search or local.search, load or local.summary)
+
+
+class _Absolute:
+    """Paths made absolute as they are gone through, each time (a big project's are not copied)."""
+
+    def __init__(self, paths: Iterable[str]) -> None:
+        self.paths = paths
+
+    def __iter__(self) -> Iterator[str]:
+        return (absolute_path(path) for path in self.paths)
 
 
 def _summary_analysis(analysis: Any, options: Options) -> Optional[Summary]:
@@ -1337,7 +1409,7 @@ def gather(paths: List[str], options_of: Callable[[str], Options],
     return _solve_gated([absolute_path(p) for p in paths], first, search, summary)
 
 
-def _solve_gated(paths: List[str], first: First, search: Search, load_summary: Load) -> Dict[str, Seeds]:
+def _solve_gated(paths: Iterable[str], first: First, search: Search, load_summary: Load) -> Dict[str, Seeds]:
     """The two-phase gate over `paths`, then `solve`.
 
     Phase 1 (`first`) summarizes the files that import an HTTP library (or that the `unpooled-calls` patterns
@@ -1386,11 +1458,10 @@ def _solve_gated(paths: List[str], first: First, search: Search, load_summary: L
         above[path] = set() if relative.startswith("..") or relative == "." else set(relative.split(os.sep))
         return {stem}
 
-    # path -> function key -> the functions its call sites name so far (each once), and whether a site is left
-    # to resolve (it names nothing wanted yet, or what it names was not summarized yet): a list of targets per
-    # site, most of them not resolved, took memory for every call of every summarized module.
-    resolved_calls: Dict[str, Dict[str, Tuple[Tuple[Tuple[str, str], ...], bool]]] = {}
-    searched_with: Dict[str, int] = {}  # path -> the number of names wanted when its sites were last looked at
+    # path -> what the call sites of its functions name so far (_Calls); held as tuples of targets per function,
+    # they were most of the gate's memory on a 100,000-file tree.
+    resolved_calls: Dict[str, _Calls] = {}
+    targets = _Targets()
 
     def worth(ref: Ref) -> bool:
         """Whether `ref` can name a function that can matter: another module's function is reached through
@@ -1405,7 +1476,7 @@ def _solve_gated(paths: List[str], first: First, search: Search, load_summary: L
     def resolve_if_worth(ref: Ref, importer: str) -> Optional[Tuple[str, str]]:
         return project.resolve(ref, importer) if worth(ref) else _LATER
 
-    def resolve_sites(sites: List[Any], path: str) -> Tuple[Tuple[Tuple[str, str], ...], bool]:
+    def resolve_sites(sites: List[Any], path: str) -> Tuple[Iterable[Tuple[str, str]], bool]:
         named: Dict[Tuple[str, str], None] = {}
         pending = False
         for site in sites:
@@ -1414,30 +1485,45 @@ def _solve_gated(paths: List[str], first: First, search: Search, load_summary: L
                 pending = True
             else:
                 named[target] = None
-        return (tuple(named), pending) if named else _NONE_NAMED[pending]
+        return named, pending
+
+    def calls_of(summary: Summary, path: str, before: Optional[_Calls] = None) -> _Calls:
+        """The module's calls resolved (those of its functions still pending, given what was resolved `before`)."""
+        return _Calls(summary, path, targets, resolve_sites, before)
 
     def grow(path: str) -> bool:
         """Add the functions of `path` that can matter, and the names to search for; True when anything was new."""
         summary = summaries.get(path)
         if not summary:
             return False
-        found = {(path, key) for key in can_matter(summary)}
-        targets = resolved_calls.get(path)
-        if targets is None:
-            targets = resolved_calls[path] = {
-                key: resolve_sites(record["calls"], path) for key, record in summary["functions"].items()}
-        elif searched_with.get(path) != len(needles):  # names were added since: resolve what they may name
-            for key, (_, pending) in targets.items():
-                if pending:
-                    targets[key] = resolve_sites(summary["functions"][key]["calls"], path)
-        searched_with[path] = len(needles)
+        matter = can_matter(summary)
+        calls = resolved_calls.get(path)
+        if calls is None:
+            calls = resolved_calls[path] = calls_of(summary, path)
+        elif calls.searched_with != len(needles) and any(calls.pending):
+            # names were added since: resolve what they may name
+            calls = resolved_calls[path] = calls_of(summary, path, calls)
+        calls.searched_with = len(needles)
+        keys = list(summary["functions"])
+        # A function can matter if it is one `can_matter` names, or if it calls one that can matter, of this
+        # module or of another (`relevant`).
+        hit = [key in matter for key in keys]
+
+        def reaches(target: int) -> bool:
+            if target >= 0:
+                return hit[target] or (path, keys[target]) in relevant
+            other = targets.of(target)
+            return other in relevant or (other[0] == path and other[1] in matter)
+
         changed = True
         while changed:
             changed = False
-            for key, (named, _) in targets.items():
-                if (path, key) not in found and any(t in relevant or t in found for t in named):
-                    found.add((path, key))
+            for index in range(len(keys)):
+                if not hit[index] and any(reaches(target) for target in calls.of(index)):
+                    hit[index] = True
                     changed = True
+        found = {(path, key) for key in matter}
+        found.update((path, keys[index]) for index in range(len(keys)) if hit[index])
         new = found - relevant
         relevant.update(new)
         added = False
@@ -1489,13 +1575,9 @@ def _solve_gated(paths: List[str], first: First, search: Search, load_summary: L
             break
         # References into the modules that joined resolve now (one that resolved already resolves as it did: it
         # went through summaries that have not changed).
-        for path, targets in resolved_calls.items():
-            if not any(pending for _, pending in targets.values()):
-                continue
-            record = summaries[path]["functions"]  # type: ignore[index]
-            for key, (_, pending) in targets.items():
-                if pending:
-                    targets[key] = resolve_sites(record[key]["calls"], path)
+        for path, calls in list(resolved_calls.items()):
+            if any(calls.pending):
+                resolved_calls[path] = calls_of(summaries[path], path, calls)  # type: ignore[arg-type]
         grew = False
         while any([grow(path) for path in list(summaries)]):
             grew = True

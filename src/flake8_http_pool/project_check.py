@@ -12,8 +12,12 @@ The main process holds the summaries (small) and the reports, never a tree.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Tuple
+import os
+import pickle
+from typing import Any, Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional, Tuple
 
+from . import ondisk
+from .discovery import Candidate
 from .project_cache import (MISSING, ProjectCache, StatMemo, blake2b, codes_key, content_hash, facts_key,
                             log_parse, options_fingerprint, seeds_key, text_key)
 
@@ -217,26 +221,6 @@ def _unmarked(item: Tuple[Any, Any, Optional[str]]) -> Any:
     return FileReport(result, tuple(Reported(found) for found in result.findings))
 
 
-def _marked(items: List[Tuple[Any, Any, Optional[str]]], overrides: Any, cache: Optional[ProjectCache],
-            jobs: int) -> Iterator[Any]:
-    """The reports of these Python files (candidate, result, content hash), their findings marked with fixes.
-
-    Marking a finding needs its project's facts (the names its tests patch, fix_facts.py): each project is read
-    for them once (gather_roots), and only when some file of it has a finding."""
-    from .fix_facts import project_root
-    from .reporting import FileReport
-    from .runner import Runner
-
-    folder = cache.folder if cache is not None else None
-    wanted = [item for item in items if item[1].error is None and item[1].findings]
-    roots = {root: None for root in (project_root(candidate.path) for candidate, _, _ in wanted) if root is not None}
-    facts = gather_roots(list(roots), cache, jobs)
-    workers = jobs if len(wanted) >= _POOL_AT_MARKS else 1
-    marked = iter(Runner(mark_job, (overrides, folder, facts), _unmarked, workers).run(wanted))
-    for item in items:
-        yield next(marked) if item[1].error is None and item[1].findings else FileReport(item[1])
-
-
 def gather_roots(roots: List[str], cache: Optional[ProjectCache], jobs: int) -> Dict[str, Tuple[FrozenSet[str], bool]]:
     """The fix facts of each project root, (patched, requests_232), for fix_facts.know_roots: every Python file
     of the roots read for patches once, in the workers. With a cache, a file that looks as it did last time
@@ -311,28 +295,6 @@ def _crashed_search(item: Tuple[str, Any]) -> Tuple[str, bool, Optional[Summary]
     return item[0], False, None
 
 
-def _solved_key(python: Dict[str, Any], digests: Dict[str, Optional[str]],
-                options_of: Callable[[str], Any]) -> Tuple[str, str]:
-    """The cache key of a solve over these files (one entry per set of paths, overwritten when any of them
-    changes), and the state it must have been solved from: every file's content hash and settings."""
-    fingerprints: Dict[Any, str] = {}
-
-    def fingerprint(path: str) -> str:
-        options = options_of(path)
-        if options not in fingerprints:
-            fingerprints[options] = options_fingerprint(options)
-        return fingerprints[options]
-
-    # Hashed a path at a time: the text of a 100,000-file project's state alone is tens of megabytes.
-    paths = sorted(python)
-    key = blake2b(digest_size=16)
-    state = blake2b(digest_size=16)
-    for path in paths:
-        key.update(path.encode("utf-8", "surrogatepass") + b"\0")
-        state.update(repr((path, digests.get(path), fingerprint(path))).encode("utf-8", "surrogatepass") + b"\0")
-    return "check-solved\0" + key.hexdigest(), state.hexdigest()
-
-
 _INDEX_FORMAT = 1
 _NEEDLES_KEPT = 4  # the needles a file was last missed by, in the stat memo of phase 2
 
@@ -360,167 +322,162 @@ def _needles_key(needles: Any) -> str:
     return content_hash(repr(stable).encode("utf-8", "surrogatepass"))
 
 
-# The summary of a file phase 1 took in, when the stat index vouched for it: in its cache entry, read only if the
-# project must be solved again (a warm run with nothing changed reuses the solve and never needs it).
-_HELD = "held in the cache"
-_Outcome = Tuple[Any, str, Optional[Summary], Optional[str]]
-
-
-def _first_results(candidates: List[Any], absolute: List[str], overrides: Any, cache: Optional[ProjectCache],
-                   jobs: int, crashed_first: Callable[[Any], _Outcome]) -> Iterator[_Outcome]:
-    """Phase 1 for every candidate (first_job's outcome), in order, each as soon as it is known (a list of them
-    held a result and a copy of the path per file of a big tree).
+def _first_results(table: Any, overrides: Any, cache: Optional[ProjectCache], jobs: int,
+                   crashed_first: Callable[[Any], "_Outcome"]) -> None:
+    """Phase 1 for every file of `table` (file_table.FileTable): first_job's outcome of each, written to it.
 
     With a cache, a stat index (project_cache.StatMemo, one per command line) holds each Python file's findings
     and place in the gate beside its signature on disk and its settings: a file that looks as it did, under the
-    same settings, is neither read nor sent to a worker, so a warm run costs a stat per file."""
+    same settings, is neither read nor sent to a worker, so a warm run costs a stat per file. The files it does
+    not vouch for are listed on disk first, then sent to the workers."""
     from .checking import FileResult
     from .discovery import PYTHON
     from .runner import Runner
 
     memo = StatMemo(cache, "i", repr((_INDEX_FORMAT, overrides)))
-    known_at: Dict[int, Tuple[Any, str, Optional[str]]] = {}  # position -> what the stat index vouched for
-    asked: Dict[int, Tuple[str, Any, Tuple[str, str]]] = {}
-    todo: Iterable[int] = range(len(candidates))  # with no cache, every file, and nothing held per file
-    if cache is not None:
-        todo = []
-        for position, candidate in enumerate(candidates):
-            if candidate.kind == PYTHON:
-                path = absolute[position]
-                tag = _settings_tag(overrides, candidate.key)
-                signature, known = memo.get(path, tag)
-                if known is not MISSING:
-                    known_at[position] = known
-                    continue
-                asked[position] = (path, signature, tag)
-            todo.append(position)
     folder = cache.folder if cache is not None else None
-    run = iter(Runner(first_job, (overrides, folder), crashed_first, jobs).run(
-        candidates[position] for position in todo))
-    for position in range(len(candidates)):
-        vouched = known_at.pop(position, None)
-        if vouched is not None:
-            findings, place, digest = vouched
-            outcome: _Outcome = (FileResult(candidates[position].path, findings), place,
-                                 _HELD if place == _FIRST else None, digest)
-        else:
-            outcome = next(run)
-            result, place, summary, digest = outcome
-            if position in asked and place != _OTHER and digest is not None and result.error is None and (
+    db = table.db
+    if cache is None:
+        todo: Iterable[Tuple[Any, ...]] = ((*row[:5], None) for row in table.everything())
+    else:
+        db.execute("CREATE TEMP TABLE todo(n INTEGER PRIMARY KEY, asked BLOB)")
+
+        def vouched() -> Iterator[Tuple[int, str, Optional[str], bool, Optional[bytes], Any]]:
+            todo_rows: List[Tuple[int, Optional[bytes]]] = []
+            for n, path, kind, key, absolute, _ in table.everything():
+                asked = None
+                if kind == PYTHON:
+                    tag = _settings_tag(overrides, table.keys[key])
+                    signature, known = memo.get(absolute, tag)
+                    if known is not MISSING:
+                        findings, place, digest = known
+                        yield n, place, digest, place == _FIRST, None, FileResult(path, findings) if findings else None
+                        continue
+                    asked = pickle.dumps((absolute, signature, tag))
+                todo_rows.append((n, asked))
+                if len(todo_rows) >= 1024:
+                    ondisk.insert_all(db, "INSERT INTO todo VALUES (?, ?)", todo_rows)
+                    todo_rows = []
+            ondisk.insert_all(db, "INSERT INTO todo VALUES (?, ?)", todo_rows)
+
+        table.record(vouched())
+        todo = ((n, ondisk.text(path), kind, key, ondisk.text(absolute), asked) for n, path, kind, key, absolute, asked
+                in ondisk.rows(db, "SELECT files.n, files.path, files.kind, files.key, files.absolute, todo.asked "
+                                   "FROM todo JOIN files USING (n) ORDER BY n"))
+    asked: Dict[int, Any] = {}  # n -> (absolute path, signature, tag), for the files in the workers now
+    paths: Dict[int, str] = {}
+
+    def items() -> Iterator[Any]:
+        for n, path, kind, key, _, question in todo:
+            if question is not None:
+                asked[n] = question
+            paths[n] = path
+            yield n, Candidate(path, kind, table.keys[key])
+
+    def outcomes() -> Iterator[Tuple[int, str, Optional[str], bool, Optional[bytes], Any]]:
+        run = Runner(_numbered_first, (overrides, folder), lambda item: (item[0], *crashed_first(item[1])), jobs)
+        for n, report, place, summary, digest in run.run(items()):
+            question = asked.pop(n, None)
+            if question is not None and place != _OTHER and digest is not None and report.error is None and (
                     place == _REST or summary is not None):
-                memo.put(*asked.pop(position), (result.findings, place, digest))
-        yield outcome
+                memo.put(*pickle.loads(question), (report.findings, place, digest))
+            yield n, place, digest, False, summary, _kept(report, paths.pop(n))
+
+    table.record(outcomes())
+    if cache is not None:
+        db.execute("DROP TABLE todo")
     memo.save()
 
 
-def project_results(candidates: List[Any], overrides: Any, cache: Optional[ProjectCache], jobs: int,
-                    crashed: Callable[[Any], Any], note: Callable[[str], None],
-                    context: Sequence[Any] = (),
-                    on_seeds: Optional[Callable[[Dict[str, Any]], None]] = None) -> Iterator[Any]:
-    """Every candidate's report, in order, with the findings the whole project makes (see the module docstring).
+def _numbered_first(shared: Any, item: Tuple[int, Any]) -> Tuple[Any, ...]:
+    """first_job for a numbered candidate: (n, *its outcome)."""
+    return (item[0], *first_job(shared, item[1]))
 
-    `context`: the rest of the project when this run is one shard of it (shards.py, --project-from): Python
-    candidates gated and summarized like the others (through the same cache entries), never reported; the solve
-    then takes the files in `context`'s order, as an unsharded run given that list does. `on_seeds` is handed
-    the solve's seeds of every module (absolute path -> engine.ModuleSeeds) once they are known.
+
+def _kept(report: Any, path: str) -> Any:
+    """What the file table keeps of a phase-1 report: nothing for a clean Python file's (on a big tree almost
+    every file is clean; its report is made again when it is reported)."""
+    from .checking import FileResult
+
+    if type(report) is FileResult and not report.findings and report.error is None and report.path == path:
+        return None
+    return report
+
+
+_Outcome = Tuple[Any, str, Optional[Summary], Optional[str]]
+
+
+def project_results(table: Any, overrides: Any, cache: Optional[ProjectCache], jobs: int,
+                    crashed: Callable[[Any], Any], note: Callable[[str], None],
+                    on_seeds: Optional[Callable[[Dict[str, Any]], None]] = None) -> Iterator[Any]:
+    """Every reported file's report, in order, with the findings the whole project makes (see the module
+    docstring). `table`: the run's files (file_table.FileTable), its own and, when this run is one shard of a
+    project (shards.py, --project-from), the project's other Python files: gated and summarized like the others
+    (through the same cache entries), never reported; the solve then takes the files in the project's order, as
+    an unsharded run given that list does. `on_seeds` is handed the solve's seeds of every module (absolute
+    path -> engine.ModuleSeeds) once they are known.
 
     A failure of the project model itself (an engine bug) costs the findings across modules, said in one line;
     each file is still reported as checked on its own."""
+    from .checking import FileResult
     from .discovery import PYTHON
-    from .project import absolute_path, project_seeds
+    from .project import project_seeds
     from .reporting import FileReport
     from .runner import Runner
     from .settings import resolved
-    from .shards import in_project_order
 
     folder = cache.folder if cache is not None else None
 
-    def crashed_first(candidate: Any) -> Tuple[Any, str, Optional[Summary], Optional[str]]:
+    def crashed_first(candidate: Any) -> _Outcome:
         return crashed(candidate), _OTHER, None, None
 
-    from .checking import FileResult
-
-    reports: List[Any] = []
-
-    def report_at(index: int) -> Any:
-        report = reports[index]
-        return FileResult(candidates[index].path) if report is None else report
-
-    # index -> the Python candidate whose result is marked with fixes last: those with findings (or an error),
-    # and those checked again (a clean file's report is made again as it is reported, `report_at`)
-    marks: Dict[int, Any] = {}
-    first: Dict[str, Optional[Summary]] = {}
-    python: Dict[str, Any] = {}
-    digests: Dict[str, Optional[str]] = {}
-    absolute = [absolute_path(candidate.path) for candidate in candidates]
-    mine = {path for candidate, path in zip(candidates, absolute) if candidate.kind == PYTHON} if context else set()
-    others = [(candidate, path) for candidate, path in ((c, absolute_path(c.path)) for c in context)
-              if path not in mine]
-    everything = list(candidates) + [candidate for candidate, _ in others] if others else candidates
-    absolute += [path for _, path in others]
-    # Run to its end (it saves the stat index last), each outcome dropped once read.
-    for number, (report, place, summary, digest) in enumerate(
-            _first_results(everything, absolute, overrides, cache, jobs, crashed_first)):
-        candidate, path = everything[number], absolute[number]
-        reported = number < len(candidates)
-        if reported and type(report) is FileResult and not report.findings and report.error is None \
-                and report.path == candidate.path:
-            # A Python file's clean result is made again when it is reported (`report_at`): on a big tree
-            # almost every file is clean, and holding each one's result cost memory per file.
-            report = None
-        if candidate.kind == PYTHON and place != _OTHER:
-            python[path] = candidate
-            if cache is not None:  # a content hash is a cache key: with no cache, nothing reads it
-                digests[path] = digest
-            if place == _FIRST:
-                first[path] = summary
-            if reported and report is not None:
-                marks[len(reports)] = candidate
-        if reported:
-            reports.append(report)
-    if context:
-        python = {path: python[path] for path in in_project_order(list(python), str, [c.path for c in context])}
+    _first_results(table, overrides, cache, jobs, crashed_first)
+    modules = table.modules()
     seeds: Dict[str, Any] = {}
     # Files phase 2 of the gate took in (they name what can matter) but could not summarize: one that does not
     # parse is reported like any file the check parses, though its own check (phase 1) passed it over.
     unsummarized: List[str] = []
-    if len(python) >= 2:
+    if len(modules) >= 2:
         options: Dict[Any, Any] = {}
 
-        def options_of(path: str) -> Any:
-            key = python[path].key
+        def options_of_key(key: Any) -> Any:
             if key not in options:
                 options[key] = resolved(overrides, key).options
             return options[key]
 
-        def gate_first(paths: List[str]) -> Tuple[Dict[str, Optional[Summary]], List[str]]:
-            return ({path: _summary(path, first[path]) for path in paths if path in first},
-                    [path for path in paths if path not in first])
+        def options_of(path: str) -> Any:
+            return options_of_key(modules.one(path)[0])
 
-        def _summary(path: str, summary: Any) -> Optional[Summary]:
-            if summary is not _HELD:
-                return summary
-            settings = resolved(overrides, python[path].key)
+        def gate_first(paths: Any) -> Tuple[Any, Iterable[str]]:
+            # `paths` are `modules`' `.py` files (project.ModuleMap's), in their order: each place's files are read
+            # from the table in that order.
+            return _Gated(modules, summary_in_cache), (path for path, _, _ in modules.placed(_REST)
+                                                       if path.endswith(".py"))
+
+        def summary_in_cache(path: str) -> Optional[Summary]:
+            # The stat index vouched for the file: its summary is read from its entry.
+            settings = resolved(overrides, modules.one(path)[0])
             return _python_result(path, settings, cache)[2]
 
         missed = StatMemo(cache, "g", repr((_INDEX_FORMAT, overrides)))
 
-        def state_of(path: str) -> Tuple[Optional[str], Tuple[str, str]]:
-            return digests.get(path), _settings_tag(overrides, python[path].key)
-
-        def search(paths: List[str], needles: Any) -> Dict[str, Optional[Summary]]:
+        def search(paths: Iterable[str], needles: Any) -> Dict[str, Optional[Summary]]:
             # A file whose bytes these needles missed before, and that looks as it did, is not read again.
             tag = _needles_key(needles)
             # With a cache, what the stat index needs back of the files in the workers (nothing per file else).
-            asked: Dict[str, Tuple[Any, Tuple[str, ...]]] = {}
+            asked: Dict[str, Tuple[Any, Tuple[str, ...], Tuple[Any, Any]]] = {}
 
             def wanted() -> Iterator[Tuple[str, Any]]:
-                for path in paths:  # a hit is kept by `get`
-                    signature, known = missed.get(path, state_of(path))
-                    if known is MISSING or tag not in known:
-                        if signature is not None:
-                            asked[path] = (signature, () if known is MISSING else known)
-                        yield path, python[path].key
+                for part in _parts(paths, 512):
+                    state = modules.state(part)
+                    for path in part:
+                        key, digest = state[path]
+                        signature, known = missed.get(path, (digest, _settings_tag(overrides, key)))
+                        if known is MISSING or tag not in known:
+                            if signature is not None:
+                                asked[path] = (signature, () if known is MISSING else known,
+                                               (digest, _settings_tag(overrides, key)))
+                            yield path, key
 
             runner = Runner(search_job, (overrides, folder, needles), _crashed_search, jobs)
             joined: Dict[str, Optional[Summary]] = {}
@@ -529,12 +486,12 @@ def project_results(candidates: List[Any], overrides: Any, cache: Optional[Proje
                 if took:
                     joined[path] = summary
                 elif memo is not None:
-                    signature, before = memo
-                    missed.put(path, signature, state_of(path), (tag, *before[:_NEEDLES_KEPT - 1]))
+                    signature, before, state_now = memo
+                    missed.put(path, signature, state_now, (tag, *before[:_NEEDLES_KEPT - 1]))
             unsummarized.extend(path for path, summary in joined.items() if summary is None)
             return joined
 
-        solved_key, state = _solved_key(python, digests, options_of) if cache is not None else ("", "")
+        solved_key, state = _solved_key(modules, options_of_key) if cache is not None else ("", "")
         cached = cache.load_blob("s", solved_key) if cache is not None else None
         try:
             if isinstance(cached, tuple) and len(cached) == 3 and cached[0] == state and isinstance(cached[1], dict):
@@ -542,7 +499,7 @@ def project_results(candidates: List[Any], overrides: Any, cache: Optional[Proje
                 unsummarized.extend(cached[2])
             else:
                 log_parse(SOLVE_MARK)
-                seeds = project_seeds(list(python), options_of, cache=cache, first=gate_first, search=search)
+                seeds = project_seeds(modules, options_of, cache=cache, first=gate_first, search=search)
                 missed.save()
                 if cache is not None:
                     cache.store_blob("s", solved_key, (state, dict(seeds), tuple(unsummarized)))
@@ -552,43 +509,136 @@ def project_results(candidates: List[Any], overrides: Any, cache: Optional[Proje
         except Exception as error:  # noqa: BLE001 - see the docstring
             note(f"internal error in the project model ({type(error).__name__}: {error}): findings across modules "
                  "are left out")
+    del modules
     if on_seeds is not None:
         on_seeds(seeds)
-    again = [(index, candidate._replace(hot=seeds[absolute[index]]))
-             for index, candidate in enumerate(candidates)
-             if candidate.kind == PYTHON and absolute[index] in seeds] if seeds else []
+    # The reported Python files the solve gave seeds are checked again with them (few), through a stat index
+    # too, under the seeds: a warm run reads none of these files either. Those phase 2 took in but could not
+    # summarize are parsed, for their syntax errors.
+    again: List[Tuple[int, Any, str, Optional[str]]] = []
+    forced: List[Tuple[int, Any, str]] = []
+    unparsed = set(unsummarized)
+    if seeds or unparsed:
+        for n, path, kind, key, absolute, digest in ondisk.rows(
+                table.db, "SELECT files.n, files.path, files.kind, files.key, files.absolute, outcomes.digest FROM "
+                "files JOIN outcomes USING (n) WHERE files.reported = 1 AND files.kind = 'python' AND "
+                "outcomes.place != 'other' ORDER BY n"):
+            path, absolute = ondisk.text(path), ondisk.text(absolute)
+            if absolute in seeds:
+                again.append((n, table.candidate((n, path, kind, key), seeds[absolute]), absolute, digest))
+            if absolute in unparsed:
+                forced.append((n, table.candidate((n, path, kind, key), seeds.get(absolute)), absolute))
     if again:
-        # Kept in a stat index too, under the seeds: a warm run reads none of these files either.
         seeded = StatMemo(cache, "i", repr((_INDEX_FORMAT, overrides, "seeded")))
         todo = []
-        for index, candidate in again:
-            tag = (digests.get(absolute[index]), _settings_tag(overrides, candidate.key), seeds_key(candidate.hot))
-            signature, known = seeded.get(absolute[index], tag)
-            marks[index] = candidate
+        vouched = []
+        for n, candidate, absolute, digest in again:
+            tag = (digest, _settings_tag(overrides, candidate.key), seeds_key(candidate.hot))
+            signature, known = seeded.get(absolute, tag)
             if known is MISSING:
-                todo.append((index, candidate, signature, tag))
-            else:
-                reports[index] = report_at(index)._replace(findings=known)
+                todo.append((n, candidate, absolute, signature, tag))
+            else:  # on the file's result of phase 1: its error, when it had one, stays
+                vouched.append((n, (table.report(n) or FileResult(candidate.path))._replace(findings=known)))
+        table.set_report(vouched)
         runner = Runner(seeded_job, (overrides, folder), crashed, jobs)
-        for (index, candidate, signature, tag), report in zip(todo, runner.run([item[1] for item in todo])):
-            reports[index] = report
+        results = []
+        for (n, candidate, absolute, signature, tag), report in zip(todo, runner.run([item[1] for item in todo])):
+            results.append((n, report))
             if not isinstance(report, FileReport) and report.error is None and tag[0] is not None:
-                seeded.put(absolute[index], signature, tag, report.findings)
+                seeded.put(absolute, signature, tag, report.findings)
+        table.set_report(results)
         seeded.save()
-    unparsed = set(unsummarized)
-    index_of = {absolute[index]: index for index in range(len(candidates))
-                if absolute[index] in unparsed} if unparsed else {}
-    for path in unsummarized:
-        index = index_of.get(path)
-        if index is not None and getattr(report_at(index), "error", None) is None:
-            reports[index] = _parsed_anyway(marks.setdefault(index, candidates[index]), overrides)
-    # A Python file's result waits for its fix marks (its report from `crashed` is complete as it is).
-    # Only a result with findings is marked (_marked wraps the others as they are).
-    unmarked = [(index, (candidate, reports[index], digests.get(absolute[index])))
-                for index, candidate in sorted(marks.items()) if reports[index] is not None
-                and not isinstance(reports[index], FileReport)]
-    for (index, _), report in zip(unmarked, _marked([item for _, item in unmarked], overrides, cache, jobs)):
-        reports[index] = report
-    for index in range(len(reports)):
-        report = report_at(index)
+    table.set_report([(n, _parsed_anyway(candidate, overrides)) for n, candidate, _ in forced
+                      if getattr(table.report(n), "error", None) is None])
+    hot = {n: candidate.hot for n, candidate, _, _ in again}
+    del again, forced
+    _mark(table, hot, overrides, cache, jobs)
+    for path, report in ondisk.rows(table.db, "SELECT files.path, outcomes.report FROM files LEFT JOIN outcomes "
+                                        "USING (n) WHERE files.reported = 1 ORDER BY n"):
+        report = pickle.loads(report) if report is not None else FileResult(ondisk.text(path))
         yield report if isinstance(report, FileReport) else FileReport(report)
+
+
+class _Gated:
+    """The summaries of phase 1 (project.First's first part), read from the file table as they are asked."""
+
+    def __init__(self, modules: Any, in_cache: Callable[[str], Optional[Summary]]) -> None:
+        self.modules = modules
+        self.in_cache = in_cache
+
+    def items(self) -> Iterator[Tuple[str, Any]]:
+        for path, held, summary in self.modules.placed(_FIRST):
+            if path.endswith(".py"):
+                yield path, self.in_cache(path) if held else summary
+
+
+def _parts(items: Iterable[str], size: int) -> Iterator[List[str]]:
+    part: List[str] = []
+    for item in items:
+        part.append(item)
+        if len(part) >= size:
+            yield part
+            part = []
+    if part:
+        yield part
+
+
+def _mark(table: Any, hot: Dict[int, Any], overrides: Any, cache: Optional[ProjectCache], jobs: int) -> None:
+    """Mark the findings of the reported Python files with the fix `fix` would make at each (their results are
+    replaced by reports in the table).
+
+    Marking a finding needs its project's facts (the names its tests patch, fix_facts.py): each project is read
+    for them once (gather_roots), and only when some file of it has a finding."""
+    from .checking import FileResult
+    from .fix_facts import project_root
+    from .runner import Runner
+
+    query = ("SELECT files.n, files.path, files.kind, files.key, outcomes.digest, outcomes.report FROM files JOIN "
+             "outcomes USING (n) WHERE files.n > ? AND files.reported = 1 AND files.kind = 'python' AND "
+             "outcomes.place != 'other' AND outcomes.report IS NOT NULL ORDER BY files.n LIMIT ?")
+
+    def wanted() -> Iterator[Tuple[int, Any, Any, Optional[str]]]:
+        for n, path, kind, key, digest, report in ondisk.pages(table.db, query):
+            result = pickle.loads(report)
+            if type(result) is FileResult and result.error is None and result.findings:
+                yield n, table.candidate((n, ondisk.text(path), kind, key), hot.get(n)), result, digest
+
+    roots: Dict[str, None] = {}
+    count = 0
+    for _, candidate, _, _ in wanted():
+        count += 1
+        root = project_root(candidate.path)
+        if root is not None:
+            roots.setdefault(root)
+    if not count:
+        return
+    facts = gather_roots(list(roots), cache, jobs)
+    folder = cache.folder if cache is not None else None
+    workers = jobs if count >= _POOL_AT_MARKS else 1
+    runner = Runner(_numbered_mark, (overrides, folder, facts), lambda item: (item[0], _unmarked(item[1:])), workers)
+    table.set_report(runner.run(wanted()))
+
+
+def _numbered_mark(shared: Any, item: Tuple[int, Any, Any, Optional[str]]) -> Tuple[int, Any]:
+    return item[0], mark_job(shared, item[1:])
+
+
+def _solved_key(modules: Any, options_of_key: Callable[[Any], Any]) -> Tuple[str, str]:
+    """The cache key of a solve over these files (one entry per set of paths, overwritten when any of them
+    changes), and the state it must have been solved from: every file's content hash and settings."""
+    fingerprints: Dict[Any, str] = {}
+
+    def fingerprint(key: Any) -> str:
+        options = options_of_key(key)
+        if options not in fingerprints:
+            fingerprints[options] = options_fingerprint(options)
+        return fingerprints[options]
+
+    # Hashed a path at a time: the text of a 100,000-file project's state alone is tens of megabytes.
+    key = blake2b(digest_size=16)
+    state = blake2b(digest_size=16)
+    keys = modules.table.keys
+    for path, digest, number in modules.with_state():
+        key.update(path.encode("utf-8", "surrogatepass") + b"\0")
+        state.update(repr((path, digest, fingerprint(keys[number]))).encode("utf-8", "surrogatepass") + b"\0")
+    return "check-solved\0" + key.hexdigest(), state.hexdigest()

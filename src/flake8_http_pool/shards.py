@@ -50,9 +50,13 @@ def project_candidates(resolver: Any) -> Callable[[Iterable[str]], Iterator[Any]
     return candidates
 
 
-def context_candidates(name: str, stdin: TextIO, resolver: Any) -> List[Any]:
-    """`check`'s view of `--project-from`: the Python candidates of the project, in the list's order."""
-    return _python_candidates(project_paths(name, stdin), resolver)
+def context_candidates(name: str, stdin: TextIO, resolver: Any) -> Iterator[Any]:
+    """`check`'s view of `--project-from`: the Python candidates of the project, in the list's order, as they
+    are found (the list is read first: one that cannot be read is a usage error before any file is)."""
+    from .discovery import PYTHON
+
+    paths = project_paths(name, stdin)
+    return (candidate for candidate in project_candidates(resolver)(paths) if candidate.kind == PYTHON)
 
 
 def _python_candidates(paths: Iterable[str], resolver: Any) -> List[Any]:

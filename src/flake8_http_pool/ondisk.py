@@ -15,7 +15,7 @@ import sqlite3
 from typing import Any, Iterable, Iterator, List, Sequence, Tuple
 
 # The page cache of each database, in KiB: a run opens two (its file table and the project model's).
-CACHE_KIB = 2048
+CACHE_KIB = 512
 # Rows written in one statement, and read in one fetch.
 BATCH = 1024
 

@@ -436,10 +436,12 @@ class ModuleMap:
         self._db.execute("CREATE INDEX claims_name ON claims(name, prio, seq)")
         self._db.execute("CREATE INDEX claims_path ON claims(path, prio, seq)")
         self._packages_of.clear()
-        self._by_name: Dict[str, Optional[str]] = {}  # memo of the lookups made (the solve asks few names)
-        self._name_of: Dict[str, Optional[str]] = {}
-        self._known: Dict[str, bool] = {}
-        self._beside: Dict[Tuple[str, str], Optional[str]] = {}  # (name, importer's folder) -> file, memo
+        # The answers asked last are kept (a solve asks the same few names again and again); a big project's
+        # every answer is not.
+        self.known = functools.lru_cache(maxsize=_ANSWERS_KEPT)(self._known)  # type: ignore[method-assign]
+        self.by_name = functools.lru_cache(maxsize=_ANSWERS_KEPT)(self._by_name)  # type: ignore[method-assign]
+        self.name_of = functools.lru_cache(maxsize=_ANSWERS_KEPT)(self._name_of)  # type: ignore[method-assign]
+        self._beside = functools.lru_cache(maxsize=_ANSWERS_KEPT)(self._beside_uncached)
 
     def _claimed(self, paths: Iterable[str]) -> Iterator[str]:
         """`paths`, each one's claims on names written on the way."""
@@ -492,29 +494,30 @@ class ModuleMap:
         """The project's modules (absolute paths), in the order given."""
         return _Paths(self._db)
 
-    def known(self, path: str) -> bool:
+    def known(self, path: str) -> bool:  # (replaced in __init__ by the same with its answers kept)
         """Whether `path` (absolute) is one of the project's modules."""
-        found = self._known.get(path)
-        if found is None:
-            found = self._known[path] = self._db.execute("SELECT 1 FROM paths WHERE path = ?",
-                                                         (_blob(path),)).fetchone() is not None
-        return found
+        return self._known(path)
 
-    def by_name(self, name: str) -> Optional[str]:
+    def by_name(self, name: str) -> Optional[str]:  # (as `known`)
         """The file the project's names give module `name`, or None."""
-        if name not in self._by_name:
-            row = self._db.execute("SELECT path FROM claims WHERE name = ? ORDER BY prio, seq LIMIT 1",
-                                   (name,)).fetchone()
-            self._by_name[name] = _text(row[0]) if row else None
-        return self._by_name[name]
+        return self._by_name(name)
 
-    def name_of(self, path: str) -> Optional[str]:
+    def name_of(self, path: str) -> Optional[str]:  # (as `known`)
         """The dotted name of the module at `path` (absolute), or None."""
-        if path not in self._name_of:
-            row = self._db.execute("SELECT name FROM claims WHERE path = ? ORDER BY prio, seq LIMIT 1",
-                                   (_blob(path),)).fetchone()
-            self._name_of[path] = row[0] if row else None
-        return self._name_of[path]
+        return self._name_of(path)
+
+    def _known(self, path: str) -> bool:
+        return self._db.execute("SELECT 1 FROM paths WHERE path = ?", (_blob(path),)).fetchone() is not None
+
+    def _by_name(self, name: str) -> Optional[str]:
+        row = self._db.execute("SELECT path FROM claims WHERE name = ? ORDER BY prio, seq LIMIT 1",
+                               (name,)).fetchone()
+        return _text(row[0]) if row else None
+
+    def _name_of(self, path: str) -> Optional[str]:
+        row = self._db.execute("SELECT name FROM claims WHERE path = ? ORDER BY prio, seq LIMIT 1",
+                               (_blob(path),)).fetchone()
+        return row[0] if row else None
 
     def relative(self, path: str) -> str:
         """The path as messages show it: from the project root, with `/`."""
@@ -527,20 +530,18 @@ class ModuleMap:
         found = self.by_name(name)
         if found is not None or importer is None:
             return found
-        start = os.path.dirname(importer)
-        memo_key = (name, start)
-        if memo_key in self._beside:
-            return self._beside[memo_key]
+        return self._beside(name, os.path.dirname(importer))
+
+    def _beside_uncached(self, name: str, start: str) -> Optional[str]:
+        """Module `name` as a script in folder `start` imports it (see `module`)."""
         folder = start
         while True:
             base = os.path.join(folder, *name.split("."))
             for candidate in (base + ".py", os.path.join(base, "__init__.py")):
                 if self.known(candidate):
-                    self._beside[memo_key] = candidate
                     return candidate
             parent = os.path.dirname(folder)
             if folder == self.root or parent == folder or not folder.startswith(self.root):
-                self._beside[memo_key] = None
                 return None
             folder = parent
 
@@ -560,8 +561,10 @@ class ModuleMap:
         return ".".join(package + ([rest] if rest else [])) or None
 
 
-# Folders whose packages ModuleMap keeps (a tree's files come folder by folder).
+# Folders whose packages ModuleMap keeps (a tree's files come folder by folder), and the answers it keeps of
+# each kind of lookup.
 _FOLDERS_KEPT = 256
+_ANSWERS_KEPT = 1024
 
 
 class _Paths:
@@ -661,8 +664,14 @@ class Summaries(MutableMapping[str, Optional[Summary]]):
                                                           (_blob(path),)).fetchone() is not None
 
     def __iter__(self) -> Iterator[str]:
-        # Read whole before the caller goes on: it may set summaries as it goes through them.
-        return iter([_text(row[0]) for row in self._db.execute("SELECT path FROM summaries ORDER BY seq")])
+        """The paths set so far, read a batch at a time: one set while they are gone through comes after them
+        and is not among them (the caller may set summaries as it goes)."""
+        from . import ondisk
+
+        last = self._db.execute("SELECT MAX(seq) FROM summaries").fetchone()[0]
+        return (_text(row[1]) for row in ondisk.pages(
+            self._db, "SELECT seq, path FROM summaries WHERE seq <= ? AND seq > ? ORDER BY seq LIMIT ?",
+            (last if last is not None else -1,)))
 
     def __len__(self) -> int:
         return int(self._db.execute("SELECT COUNT(*) FROM summaries").fetchone()[0])
@@ -685,6 +694,11 @@ def _blob(path: str) -> bytes:
 
 def _text(data: bytes) -> str:
     return data.decode("utf-8", "surrogatepass")
+
+
+def _as_set(summaries: MutableMapping[str, Any]) -> Iterator[str]:
+    """The paths of `summaries` set so far, to go through while more may be set (a dict is copied)."""
+    return iter(summaries) if isinstance(summaries, Summaries) else iter(list(summaries))
 
 
 class _Record(Dict[str, Any]):
@@ -934,13 +948,13 @@ def solve(project: Project, worth: Callable[[Ref], bool] = lambda ref: True) -> 
         queue.append(target)
 
     # Each module's own hot functions first: their reason is the module's own and wins.
-    for path in list(project.summaries):
+    for path in _as_set(project.summaries):
         summary = project.summary(path)
         for key, record in (summary or {}).get("functions", {}).items():
             if record["hot"] is not None:
                 mark((path, key), _Hot(record["hot"][0], (path, record["hot"][1]), None, False))
     # Sources 1-3 across modules: a loop, mapping call or registration naming another module's function.
-    for path in list(project.summaries):
+    for path in _as_set(project.summaries):
         summary = project.summary(path)
         if summary is None:
             continue
@@ -996,7 +1010,7 @@ def _shadowed(project: Project) -> Dict[str, FrozenSet[str]]:
     known = project.modules.known
     root = project.modules.root
     found: Dict[str, FrozenSet[str]] = {}
-    for path in list(project.summaries):
+    for path in _as_set(project.summaries):
         summary = project.summaries.get(path)
         if not summary or not summary.get("library_roots"):
             continue
@@ -1037,7 +1051,7 @@ def blocking_and_writers(project: Project, worth: Callable[[Ref], bool] = lambda
         summary = project.summary(target[0])
         return summary["functions"].get(target[1]) if summary else None
 
-    paths = [path for path in list(project.summaries) if project.summaries.get(path)]
+    paths = [path for path in _as_set(project.summaries) if project.summaries.get(path)]
     # -- writers (first: the modules of the functions handed a body are read now, whatever they import, before
     # any reference into them is resolved and remembered).
     for path in paths:
@@ -1176,7 +1190,7 @@ def _factory_calls(project: Project, worth: Callable[[Ref], bool]
     factory name, path from the project root, line of its def, absolute path, whether every call builds the same
     client). A factory's calls in its own module are the engine's already."""
     found: Dict[str, Dict[Tuple[int, int], Tuple[str, str, str, int, str, bool]]] = {}
-    for path in list(project.summaries):
+    for path in _as_set(project.summaries):
         summary = project.summary(path)
         if summary is None:
             continue
@@ -1297,7 +1311,17 @@ def _after(token: str, data: bytes) -> Set[str]:
 _WORD_BYTE = re.compile(rb"[\w\x80-\xff]")
 
 
-def _pairs(needles: Dict[str, Set[str]], tokens: Dict[str, Set[str]], above: Dict[str, Set[str]]) -> Needles:
+class _Computed:
+    """A mapping that works out each value it is asked (`_pairs` reads its `tokens` and `above` so)."""
+
+    def __init__(self, value_of: Callable[[str], Set[str]]) -> None:
+        self.value_of = value_of
+
+    def __getitem__(self, key: str) -> Set[str]:
+        return self.value_of(key)
+
+
+def _pairs(needles: Dict[str, Set[str]], tokens: Any, above: Any) -> Needles:
     """The Needles of phase 2: `needles` name -> its modules, `tokens` module -> its words, `above` module ->
     the package folders above it."""
     direct: Dict[str, Set[str]] = {}
@@ -1444,19 +1468,27 @@ def _solve_gated(paths: Iterable[str], first: First, search: Search, load_summar
     # f`, `from . import http`, `from .http import f`, `import helper`); a package re-exporting the function
     # is searched for under its own name (`from app import f`, see `grow`).
     needles: Dict[str, Set[str]] = {}  # name -> the modules where a function of that name can matter
-    tokens: Dict[str, Set[str]] = {}  # module -> the words an import of it names
     relevant: Set[Tuple[str, str]] = set()
 
-    above: Dict[str, Set[str]] = {}  # module -> the package folders above it, under the project root
+    def pairs() -> Needles:
+        """The needles of phase 2 (`_pairs`): each module's words worked out from its path as they are asked
+        (held for every module needed, they were memory per module)."""
+        folders: Dict[str, Set[str]] = {}  # folder -> the package folders it is below the project root
 
-    def module_tokens(path: str) -> Set[str]:
-        stem = os.path.splitext(os.path.basename(path))[0]
-        folder = os.path.dirname(path)
-        if stem == "__init__":
-            stem, folder = os.path.basename(folder), os.path.dirname(folder)
-        relative = os.path.relpath(folder, modules.root)
-        above[path] = set() if relative.startswith("..") or relative == "." else set(relative.split(os.sep))
-        return {stem}
+        def of(path: str) -> Tuple[Set[str], Set[str]]:
+            """The words an import of the module names, and the package folders above it."""
+            stem = os.path.splitext(os.path.basename(path))[0]
+            folder = os.path.dirname(path)
+            if stem == "__init__":
+                stem, folder = os.path.basename(folder), os.path.dirname(folder)
+            above = folders.get(folder)
+            if above is None:
+                relative = os.path.relpath(folder, modules.root)
+                above = folders[folder] = set() if relative.startswith("..") or relative == "." else \
+                    set(relative.split(os.sep))
+            return {stem}, above
+
+        return _pairs(needles, _Computed(lambda path: of(path)[0]), _Computed(lambda path: of(path)[1]))
 
     # path -> what the call sites of its functions name so far (_Calls); held as tuples of targets per function,
     # they were most of the gate's memory on a 100,000-file tree.
@@ -1560,15 +1592,13 @@ def _solve_gated(paths: Iterable[str], first: First, search: Search, load_summar
         if module in known:
             return False
         known.add(module)
-        if module not in tokens:
-            tokens[module] = module_tokens(module)
         return True
 
     # Until nothing changes: a module's function may call one that a later module's pass finds can matter.
-    while any([grow(path) for path in list(summaries)]):
+    while any([grow(path) for path in summaries]):
         pass
     while needles and rest:
-        joined = search(rest, _pairs(needles, tokens, above))
+        joined = search(rest, pairs())
         for path in rest.taking(joined):  # in the order of `paths`, so the solve's order does not depend on
             summaries[path] = joined[path]  # the workers'
         if not joined:
@@ -1579,7 +1609,7 @@ def _solve_gated(paths: Iterable[str], first: First, search: Search, load_summar
             if any(calls.pending):
                 resolved_calls[path] = calls_of(summaries[path], path, calls)  # type: ignore[arg-type]
         grew = False
-        while any([grow(path) for path in list(summaries)]):
+        while any([grow(path) for path in summaries]):
             grew = True
         if not grew:
             break  # nothing new to search the rest for

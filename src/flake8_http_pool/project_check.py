@@ -332,7 +332,7 @@ def _first_results(table: Any, overrides: Any, cache: Optional[ProjectCache], jo
     not vouch for are listed on disk first, then sent to the workers."""
     from .checking import FileResult
     from .discovery import PYTHON
-    from .runner import Runner
+    from .runner import RENEW_AFTER, Runner
 
     memo = StatMemo(cache, "i", repr((_INDEX_FORMAT, overrides)))
     folder = cache.folder if cache is not None else None
@@ -375,7 +375,8 @@ def _first_results(table: Any, overrides: Any, cache: Optional[ProjectCache], jo
             yield n, Candidate(path, kind, table.keys[key])
 
     def outcomes() -> Iterator[Tuple[int, str, Optional[str], bool, Optional[bytes], Any]]:
-        run = Runner(_numbered_first, (overrides, folder), lambda item: (item[0], *crashed_first(item[1])), jobs)
+        run = Runner(_numbered_first, (overrides, folder), lambda item: (item[0], *crashed_first(item[1])), jobs,
+                     renew_after=RENEW_AFTER)
         for n, report, place, summary, digest in run.run(items()):
             question = asked.pop(n, None)
             if question is not None and place != _OTHER and digest is not None and report.error is None and (

@@ -20,10 +20,12 @@ from __future__ import annotations
 
 import ast
 import functools
+import itertools
 import os
 import pickle
 import re
 import zlib
+from array import array
 from collections import OrderedDict
 from typing import (Any, Callable, Dict, FrozenSet, Iterable, Iterator, List, MutableMapping, NamedTuple, Optional,
                     Set, Tuple, Union)
@@ -886,34 +888,77 @@ class _Calls:
     """What the call sites of one module's functions name, resolved so far, held small: per function (in the
     order of the summary's `functions`), the numbers of the functions it calls (its own module's by their place,
     others by `_Targets` numbers), and whether a site is left to resolve (`pending`: it names nothing wanted yet,
-    or what it names was not summarized yet)."""
+    or what it names was not summarized yet); `searched_with`: the number of needles it was resolved with."""
 
     __slots__ = ("offsets", "targets", "pending", "searched_with")
 
-    def __init__(self, summary: Summary, path: str, numbers: _Targets,
-                 resolve: Callable[[List[Any], str], Tuple[Iterable[Tuple[str, str]], bool]],
-                 before: Optional["_Calls"] = None) -> None:
-        from array import array
+    def __init__(self, offsets: Any, targets: Any, pending: bytearray, searched_with: int) -> None:
+        self.offsets, self.targets, self.pending, self.searched_with = offsets, targets, pending, searched_with
 
+    @classmethod
+    def resolved(cls, summary: Summary, path: str, numbers: _Targets,
+                 resolve: Callable[[List[Any], str], Tuple[Iterable[Tuple[str, str]], bool]],
+                 before: Optional["_Calls"] = None) -> "_Calls":
+        """The module's calls resolved: those of its functions pending `before`, the others as they were."""
         functions = summary["functions"]
         place = {key: index for index, key in enumerate(functions)}
-        self.offsets = array("i", [0])
-        self.targets = array("i")
-        self.pending = bytearray(len(functions))
-        self.searched_with = before.searched_with if before is not None else -1  # the needles resolved with
+        calls = cls(array("i", [0]), array("i"), bytearray(len(functions)),
+                    before.searched_with if before is not None else -1)
         for index, record in enumerate(functions.values()):
             if before is not None and not before.pending[index]:
-                self.targets.extend(before.of(index))
+                calls.targets.extend(before.of(index))
             else:
                 named, pending = resolve(record["calls"], path)
-                self.pending[index] = pending
+                calls.pending[index] = pending
                 for target in named:
                     local = place.get(target[1]) if target[0] == path else None
-                    self.targets.append(local if local is not None else numbers.number(target))
-            self.offsets.append(len(self.targets))
+                    calls.targets.append(local if local is not None else numbers.number(target))
+            calls.offsets.append(len(calls.targets))
+        return calls
 
     def of(self, index: int) -> Any:
         return self.targets[self.offsets[index]:self.offsets[index + 1]]
+
+    def packed(self) -> bytes:
+        head = array("i", [self.searched_with, len(self.pending), len(self.targets)])
+        return head.tobytes() + self.offsets.tobytes() + self.targets.tobytes() + bytes(self.pending)
+
+    @classmethod
+    def unpacked(cls, data: bytes) -> "_Calls":
+        head = array("i")
+        head.frombytes(data[:12])
+        searched_with, count, length = head
+        offsets, targets = array("i"), array("i")
+        end = 12 + 4 * (count + 1)
+        offsets.frombytes(data[12:end])
+        targets.frombytes(data[end:end + 4 * length])
+        return cls(offsets, targets, bytearray(data[end + 4 * length:]), searched_with)
+
+
+class _CallsTable:
+    """Path -> _Calls, in the order first set, held packed on disk (a 100,000-file tree's were a megabyte)."""
+
+    def __init__(self, db: Any) -> None:
+        self._db = db
+        db.execute("CREATE TABLE calls(seq INTEGER PRIMARY KEY, path BLOB NOT NULL UNIQUE, data BLOB NOT NULL)")
+
+    def get(self, path: str) -> Optional[_Calls]:
+        row = self._db.execute("SELECT data FROM calls WHERE path = ?", (_blob(path),)).fetchone()
+        return _Calls.unpacked(row[0]) if row else None
+
+    def __setitem__(self, path: str, calls: _Calls) -> None:
+        self._db.execute("INSERT INTO calls(path, data) VALUES (?, ?) ON CONFLICT(path) DO UPDATE SET "
+                         "data = excluded.data", (_blob(path), calls.packed()))
+
+    def items(self) -> Iterator[Tuple[str, _Calls]]:
+        """Each path and its calls, those set as they are gone through included."""
+        from . import ondisk
+
+        return ((_text(path), _Calls.unpacked(data)) for _, path, data in ondisk.pages(
+            self._db, "SELECT seq, path, data FROM calls WHERE seq > ? ORDER BY seq LIMIT ?"))
+
+    def clear(self) -> None:
+        self._db.execute("DROP TABLE calls")
 
 
 # -- the solver ------------------------------------------------------------------------------------------
@@ -1039,13 +1084,17 @@ def blocking_and_writers(project: Project, worth: Callable[[Ref], bool] = lambda
     - the clients a class's `self.<attribute>` holds through base classes defined in other modules.
     """
     out: Dict[str, Dict[str, Any]] = {}
-    memo: Dict[Tuple[str, str, str, Tuple[str, ...]], Optional[Tuple[str, str]]] = {}
+    memo: "OrderedDict[Tuple[str, str, str, Tuple[str, ...]], Optional[Tuple[str, str]]]" = OrderedDict()
 
     def resolve(ref: Ref, importer: str) -> Optional[Tuple[str, str]]:
         key = (importer, ref[0], ref[1], tuple(ref[2]) if ref[0] == "import" else ())
-        if key not in memo:
-            memo[key] = project.resolve(ref, importer)
-        return memo[key]
+        if key in memo:
+            memo.move_to_end(key)
+            return memo[key]
+        found = memo[key] = project.resolve(ref, importer)
+        if len(memo) > _ANSWERS_KEPT:  # the answers asked last (every call of a big project's was memory)
+            memo.popitem(last=False)
+        return found
 
     def record_of(target: Tuple[str, str]) -> Optional[Dict[str, Any]]:
         summary = project.summary(target[0])
@@ -1067,19 +1116,12 @@ def blocking_and_writers(project: Project, worth: Callable[[Ref], bool] = lambda
                                           tuple(tuple(param) for param in writer["writes"]))
     # -- blocking: roots, then callers that call a blocking function every run, across modules.
     blocks: Dict[Tuple[str, str], Tuple[str, str, int, str]] = {}
-    callers: Dict[Tuple[str, str], List[Tuple[str, str]]] = {}
     for path in paths:
         for key, record in project.summaries[path]["functions"].items():  # type: ignore[index]
             if record.get("blocks"):
                 blocks[(path, key)] = (record["blocks"][0], path, record["blocks"][1], record["blocks"][2])
     if blocks:
-        for path in paths:
-            for key, record in project.summaries[path]["functions"].items():  # type: ignore[index]
-                for ref, _, _ in record.get("always", ()):
-                    target = resolve(ref, path) if worth(ref) else None  # a blocking function can matter
-                    if target is not None and target != (path, key):
-                        callers.setdefault(target, []).append((path, key))
-        spread_to_callers(blocks, callers)
+        blocks = _spread_blocking(project, paths, blocks, resolve, worth)
         for path in paths:
             if not project.summaries[path].get("has_async", True):  # type: ignore[union-attr]
                 continue
@@ -1117,6 +1159,63 @@ def blocking_and_writers(project: Project, worth: Callable[[Ref], bool] = lambda
                 seeds = out.setdefault(path, {}).setdefault("inherited", {})
                 seeds[name] = tuple(sorted(inherited.items()))
     return out
+
+
+def _spread_blocking(project: Project, paths: List[str], blocks: Dict[Tuple[str, str], Any],
+                     resolve: Callable[[Ref, str], Optional[Tuple[str, str]]], worth: Callable[[Ref], bool]
+                     ) -> Dict[Tuple[str, str], Any]:
+    """`blocks` given to every function that calls one of them every run, across modules (spread_to_callers).
+
+    The call graph is held as numbers, on disk: a function is its module's place in `paths` and its own place in
+    the module's `functions` (a big project's graph, as tuples naming functions, was most of the solve's
+    memory); only the functions found blocking are named again."""
+    from . import ondisk
+
+    number = {path: place for place, path in enumerate(paths)}
+    shift = 32
+
+    @functools.lru_cache(maxsize=16)
+    def places(place: int) -> Dict[str, int]:
+        return {key: index for index, key in enumerate(project.summaries[paths[place]]["functions"])}  # type: ignore[index]
+
+    def node(path: str, key: str) -> Optional[int]:
+        place = number.get(path)
+        index = places(place).get(key) if place is not None else None
+        return None if index is None else place << shift | index
+
+    def named(node: int) -> Tuple[str, str]:
+        place = node >> shift
+        functions = project.summaries[paths[place]]["functions"]  # type: ignore[index]
+        return paths[place], next(itertools.islice(functions, node & ((1 << shift) - 1), None))
+
+    db = project.modules.db
+    db.execute("CREATE TEMP TABLE callers(seq INTEGER PRIMARY KEY, callee INTEGER NOT NULL, caller INTEGER NOT NULL)")
+
+    def edges() -> Iterator[Tuple[int, int]]:
+        for place, path in enumerate(paths):
+            for index, (key, record) in enumerate(project.summaries[path]["functions"].items()):  # type: ignore[index]
+                for ref, _, _ in record.get("always", ()):
+                    target = resolve(ref, path) if worth(ref) else None  # a blocking function can matter
+                    if target is not None and target != (path, key):
+                        callee = node(*target)
+                        if callee is not None:  # else no function of the project: never blocking
+                            yield callee, place << shift | index
+
+    try:
+        ondisk.insert_all(db, "INSERT INTO callers(callee, caller) VALUES (?, ?)", edges())
+        db.execute("CREATE INDEX callers_callee ON callers(callee, seq)")
+
+        class Callers:
+            @staticmethod
+            def get(callee: int, default: Any = ()) -> List[int]:
+                return [row[0] for row in db.execute("SELECT caller FROM callers WHERE callee = ? ORDER BY seq",
+                                                     (callee,))]
+
+        found = {node(*function): value for function, value in blocks.items()}
+        spread_to_callers(found, Callers())  # type: ignore[arg-type]
+        return {named(function): value for function, value in found.items()}  # type: ignore[arg-type]
+    finally:
+        db.execute("DROP TABLE callers")
 
 
 def _demand(project: Project, ref: Ref, importer: str) -> None:
@@ -1332,8 +1431,14 @@ def _pairs(needles: Dict[str, Set[str]], tokens: Any, above: Any) -> Needles:
                 direct.setdefault(token, set()).add(name)
                 for folder in above[module]:
                     through.setdefault(folder, {}).setdefault(token, set()).add(name)
-    return Needles({token: frozenset(names) for token, names in direct.items()},
-                   {folder: {token: frozenset(names) for token, names in below.items()}
+    shared: Dict[FrozenSet[str], FrozenSet[str]] = {}  # one set of names however many tokens and folders want it
+
+    def names_of(names: Set[str]) -> FrozenSet[str]:
+        frozen = frozenset(names)
+        return shared.setdefault(frozen, frozen)
+
+    return Needles({token: names_of(names) for token, names in direct.items()},
+                   {folder: {token: names_of(names) for token, names in below.items()}
                     for folder, below in through.items()})
 
 
@@ -1492,7 +1597,7 @@ def _solve_gated(paths: Iterable[str], first: First, search: Search, load_summar
 
     # path -> what the call sites of its functions name so far (_Calls); held as tuples of targets per function,
     # they were most of the gate's memory on a 100,000-file tree.
-    resolved_calls: Dict[str, _Calls] = {}
+    resolved_calls = _CallsTable(modules.db)
     targets = _Targets()
 
     def worth(ref: Ref) -> bool:
@@ -1521,7 +1626,7 @@ def _solve_gated(paths: Iterable[str], first: First, search: Search, load_summar
 
     def calls_of(summary: Summary, path: str, before: Optional[_Calls] = None) -> _Calls:
         """The module's calls resolved (those of its functions still pending, given what was resolved `before`)."""
-        return _Calls(summary, path, targets, resolve_sites, before)
+        return _Calls.resolved(summary, path, targets, resolve_sites, before)
 
     def grow(path: str) -> bool:
         """Add the functions of `path` that can matter, and the names to search for; True when anything was new."""
@@ -1531,11 +1636,12 @@ def _solve_gated(paths: Iterable[str], first: First, search: Search, load_summar
         matter = can_matter(summary)
         calls = resolved_calls.get(path)
         if calls is None:
-            calls = resolved_calls[path] = calls_of(summary, path)
+            calls = calls_of(summary, path)
         elif calls.searched_with != len(needles) and any(calls.pending):
-            # names were added since: resolve what they may name
-            calls = resolved_calls[path] = calls_of(summary, path, calls)
-        calls.searched_with = len(needles)
+            calls = calls_of(summary, path, calls)  # names were added since: resolve what they may name
+        if calls.searched_with != len(needles):
+            calls.searched_with = len(needles)
+            resolved_calls[path] = calls
         keys = list(summary["functions"])
         # A function can matter if it is one `can_matter` names, or if it calls one that can matter, of this
         # module or of another (`relevant`).
@@ -1605,7 +1711,7 @@ def _solve_gated(paths: Iterable[str], first: First, search: Search, load_summar
             break
         # References into the modules that joined resolve now (one that resolved already resolves as it did: it
         # went through summaries that have not changed).
-        for path, calls in list(resolved_calls.items()):
+        for path, calls in resolved_calls.items():
             if any(calls.pending):
                 resolved_calls[path] = calls_of(summaries[path], path, calls)  # type: ignore[arg-type]
         grew = False

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Callable, List, NamedTuple, Optional, Pattern, Sequence, Tuple
+from typing import Callable, Iterable, List, NamedTuple, Optional, Pattern, Tuple
 
 # Where GitHub looks, in its order: the first that exists is used.
 PLACES = (".github/CODEOWNERS", "CODEOWNERS", "docs/CODEOWNERS")
@@ -56,22 +56,29 @@ class CodeOwners(NamedTuple):
 NO_CODEOWNERS = CodeOwners(None, ())
 
 
-def repository_root(paths: Sequence[str]) -> str:
+def repository_root(paths: Iterable[str]) -> str:
     """The folder the patches and CODEOWNERS patterns are relative to: the git top-level above the folder
-    common to `paths` (the nearest folder holding `.git`), else that folder's project root (project.py)."""
+    common to `paths` (the nearest folder holding `.git`), else that folder's project root (project.py).
+    `paths` is gone through twice at most, each time from the start (a list, or a view of a run's files)."""
     from .project import project_root
 
-    folders = [os.path.dirname(os.path.abspath(p)) for p in paths] or [os.getcwd()]
+    common: Optional[str] = None
+    last = None
     try:
-        here = os.path.commonpath(folders)
+        for path in paths:  # folder by folder as they come
+            folder = os.path.dirname(os.path.abspath(path))
+            if folder != last:
+                last = folder
+                common = folder if common is None else os.path.commonpath([common, folder])
     except ValueError:  # paths on different drives (Windows): no common folder
         return os.getcwd()
+    here = common if common is not None else os.getcwd()
     while True:
         if os.path.exists(os.path.join(here, ".git")):
             return here
         parent = os.path.dirname(here)
         if parent == here:
-            return project_root(paths) if paths else os.getcwd()
+            return project_root(paths) if common is not None else os.getcwd()
         here = parent
 
 

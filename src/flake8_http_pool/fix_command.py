@@ -357,53 +357,104 @@ def _planning_job(shared: Tuple[Any, bool, Optional[float], Dict[str, Any], Opti
     return result, gated, summary
 
 
-def _planning_first(targets: List[FixTarget], shared: Tuple[Any, ...], cache: Any, jobs: int,
-                    own: Optional[Set[str]], planned: Dict[str, FileFixResult]) -> Callable[..., Any]:
+def _planning_first(table: Any, shared: Tuple[Any, ...], cache: Any, jobs: int, own: Any) -> Callable[..., Any]:
     """Phase 1 of the project model (project.First) for `fix --check`, run by _planning_job: each file of
-    `own` (None: every file) is planned on the way, its result kept in `planned` by absolute path."""
+    `own` (None: every file) is planned on the way, its plan kept in `table` (target_table.TargetTable)."""
+    from . import ondisk
+    from .project import packed
     from .project_cache import LocalModules
     from .project_run import POOL_AT_FILES
-    from .runner import Runner
+    from .runner import RENEW_AFTER, Runner
     from .settings import resolved
 
-    by_path = {os.path.abspath(t.path): t for t in targets}
+    def first(paths: Any) -> Tuple[Any, Iterable[str]]:
+        # What each file gave, on disk: the summaries of the files past the gate, and the others' paths.
+        table.db.execute("CREATE TEMP TABLE gated(n INTEGER PRIMARY KEY, path BLOB NOT NULL, none INTEGER NOT "
+                         "NULL, data BLOB)")
+        table.db.execute("CREATE TEMP TABLE rest(n INTEGER PRIMARY KEY, path BLOB NOT NULL)")
 
-    def first(paths: List[str]) -> Tuple[Dict[str, Any], List[str]]:
-        found: Dict[str, Any] = {}
-        rest: List[str] = []
-        items = [(by_path[path], own is None or path in own) for path in paths]
-        workers = jobs if len(items) >= POOL_AT_FILES else 1
-        runner = Runner(_planning_job, shared, lambda item: (None, None, None), workers)
-        for path, (result, gated, summary) in zip(paths, runner.run(items)):
-            if result is not None:
-                # Most files have nothing to fix: their result is made again when it is used (_planned_or_run).
-                planned[path] = _NOTHING_PLANNED if result == FileFixResult(by_path[path].path) else result
-            if gated is None:  # its worker died, or it cannot be read: phase 1 here, as the model would run it
-                options = resolved(shared[0], by_path[path].key).options
-                one, other = LocalModules(lambda _: options, cache).first([path])
-                found.update(one)
-                rest.extend(other)
-            elif gated:
-                found[path] = summary
-            else:
-                rest.append(path)
-        return found, rest
+        def items() -> Iterator[Tuple[str, FixTarget, bool]]:
+            for part in _parts(paths, 512):
+                found = table.get_many(part)
+                for path in part:
+                    yield path, found[path], own is None or path in own
+
+        def outcomes() -> Iterator[Tuple[str, Optional[bool], Any]]:
+            workers = jobs if len(paths) >= POOL_AT_FILES else 1
+            runner = Runner(_numbered_planning, shared, lambda item: (item[0], None, None, None), workers,
+                            renew_after=RENEW_AFTER)
+            for path, result, gated, summary in runner.run((path, (target, plan)) for path, target, plan in items()):
+                if result is not None:
+                    # Most files have nothing to fix: their plan is made again when it is used (_planned_or_run).
+                    table.plan(path, None if result == FileFixResult(result.path) else result)
+                if gated is None:  # its worker died, or it cannot be read: phase 1 here, as the model would run it
+                    target = table.get(path)
+                    options = resolved(shared[0], target.key).options
+                    one, other = LocalModules(lambda _: options, cache).first([path])
+                    for found, summary_found in one.items():
+                        yield found, True, packed(summary_found)
+                    for left in other:
+                        yield left, False, None
+                else:
+                    yield path, gated, summary
+
+        for batch in _parts(outcomes(), ondisk.BATCH):
+            ondisk.insert_all(table.db, "INSERT INTO gated(path, none, data) VALUES (?, ?, ?)",
+                              ((ondisk.blob(path), int(summary is None), summary)
+                               for path, gated, summary in batch if gated))
+            ondisk.insert_all(table.db, "INSERT INTO rest(path) VALUES (?)",
+                              ((ondisk.blob(path),) for path, gated, _ in batch if not gated))
+        return _Gated(table.db), (ondisk.text(row[0]) for row in ondisk.rows(table.db,
+                                                                              "SELECT path FROM rest ORDER BY n"))
 
     return first
 
 
-_NOTHING_PLANNED = FileFixResult("")  # in `planned`: the file's plan is FileFixResult(its path), nothing to fix
+class _Gated:
+    """The summaries of `fix --check`'s phase 1 (project.First's first part), read from its table in order."""
+
+    def __init__(self, db: Any) -> None:
+        self.db = db
+
+    def items(self) -> Iterator[Tuple[str, Any]]:
+        from . import ondisk
+
+        for path, none, data in ondisk.rows(self.db, "SELECT path, none, data FROM gated ORDER BY n"):
+            yield ondisk.text(path), None if none else data
 
 
-def _planned_or_run(targets: List[FixTarget], planned: Dict[str, FileFixResult],
+def _numbered_planning(shared: Tuple[Any, ...], item: Tuple[str, Tuple[FixTarget, bool]]
+                       ) -> Tuple[str, Optional[FileFixResult], Optional[bool], Any]:
+    return (item[0], *_planning_job(shared, item[1]))
+
+
+def _parts(items: Iterable[Any], size: int) -> Iterator[List[Any]]:
+    part: List[Any] = []
+    for item in items:
+        part.append(item)
+        if len(part) >= size:
+            yield part
+            part = []
+    if part:
+        yield part
+
+
+def _planned_or_run(targets: Iterable[FixTarget], planned: Any,
                     run: Callable[[Iterable[FixTarget]], Iterable[FileFixResult]]) -> Iterator[FileFixResult]:
-    """Each target's result in order: the plan made in phase 1 (_planning_job) when the project model seeds
-    nothing in the file and the plan asked nothing, else the one `run` gives; closing this closes `run`'s."""
+    """Each target's result in order: the plan made in phase 1 (_planning_job; `planned`, the run's
+    target_table.TargetTable, or None when nothing was planned) when the project model seeds nothing in the
+    file and the plan asked nothing, else the one `run` gives; closing this closes `run`'s."""
+    from .target_table import NOT_PLANNED
+
     def kept(target: FixTarget) -> Optional[FileFixResult]:
-        result = planned.get(os.path.abspath(target.path))
-        if result is _NOTHING_PLANNED:
-            result = FileFixResult(target.path)
-        return result if result is not None and target.seeds is None and not result.asked else None
+        if planned is None or target.seeds is not None:
+            return None
+        result = planned.planned(os.path.abspath(target.path))
+        if result is NOT_PLANNED:
+            return None
+        if result is None:
+            return FileFixResult(target.path)
+        return result if not result.asked else None
 
     results = iter(run(target for target in targets if kept(target) is None))
     try:
@@ -553,7 +604,8 @@ def run_fix(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: Tex
     """`fix`: discover, fix (in parallel), write / diff / check, summarise; the exit code."""
     from . import cli
     from .discovery import Discovery
-    from .runner import Interrupted, Runner, worker_count
+    from .runner import RENEW_AFTER, Interrupted, Runner, worker_count
+    from .target_table import TargetTable
 
     cli.check_usage(args)
     _require_libcst()
@@ -586,41 +638,43 @@ def run_fix(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: Tex
     applied: "Counter[str]" = Counter()
     unsafe_left: "Counter[str]" = Counter()
     remaining: "Counter[str]" = Counter()
-    targets: Iterable[FixTarget] = fix_targets(lambda found: resolver.keyed(discovery.candidates(found), on_error),
-                                               paths)
     # The project model needs every module before any file is fixed: a wrapper's session goes in its own
-    # module because of a loop in another. The solve runs here; each file's job carries its own seeds.
-    targets = list(targets)
+    # module because of a loop in another. The solve runs here; each file's job carries its own seeds. The
+    # files are listed on disk (target_table.py), and gone through as often as the run needs.
+    table = TargetTable()
+    table.add(fix_targets(lambda found: resolver.keyed(discovery.candidates(found, table.remember), on_error),
+                          paths))
     splitter = None
     if mode == PATCH:
         from .owner_patches import OwnerPatches
 
         splitter = OwnerPatches.for_paths(args.split_by_owner, previous_patches, args.codeowners,
-                                          [t.path for t in targets], cli._note(stderr))
+                                          table.path_list(), cli._note(stderr))
     # One shard of a run (--project-from): the rest of the project is read for the model, fixed elsewhere.
-    own = {os.path.abspath(t.path) for t in targets} if args.project_from is not None else None
-    targets = with_project(targets, args.project_from, stdin, resolver)
-    cache = cli.open_project_cache(args, scanned_settings.config, [t.path for t in targets], cli._note(stderr))
+    with_project(table, args.project_from, stdin, resolver)
+    own = table.own()
+    targets: Any = table.all()
+    cache = cli.open_project_cache(args, scanned_settings.config, table.paths(), cli._note(stderr))
     roots = _gather_up_front(targets, cache, jobs)
     # `fix --check` plans each file the project model seeds nothing in as the model's phase 1 reads it.
-    planned: Dict[str, FileFixResult] = {}
     first = None if mode != CHECK else _planning_first(
-        targets, (resolver.overrides, args.unsafe_fixes, args.timeout_per_file, roots,
-                  cache.folder if cache is not None else None), cache, jobs, own, planned)
-    targets = with_project_seeds(targets, resolver.overrides, cli._note(stderr), cache, jobs, first)
+        table, (resolver.overrides, args.unsafe_fixes, args.timeout_per_file, roots,
+                cache.folder if cache is not None else None), cache, jobs, own)
+    with_project_seeds(table, resolver.overrides, cli._note(stderr), cache, jobs, first)
     shared = (resolver.overrides, args.unsafe_fixes, mode, args.timeout_per_file, roots)
-    names = _Names.of_targets(targets, jobs)
+    names = _Names.of_table(table, jobs)
     # Changes across modules (HTP104's parameter threaded through other modules' callers) are carried out
     # here, each all or nothing; their files are done, the others go to the workers.
-    across, held, targets = fix_across_modules(targets, resolver.overrides, args.unsafe_fixes, mode, on_error,
+    across, held, targets = fix_across_modules(table, resolver.overrides, args.unsafe_fixes, mode, on_error,
                                                cli._note(stderr), names, own)
     unsafe_left.update(held)
 
     def run(some: Iterable[FixTarget]) -> Iterable[FileFixResult]:
-        return Runner(_fix_job, shared, _crashed, jobs).run(names.given(some))
+        return Runner(_fix_job, shared, _crashed, jobs, renew_after=RENEW_AFTER).run(names.given(some))
 
     results: Iterable[FileFixResult] = names.settled(
-        _chain_results(across, _planned_or_run(targets, planned, run)), targets, run)
+        _chain_results(across, _planned_or_run(targets, table if first is not None else None, run)),
+        lambda path: table.get(os.path.abspath(path)), run)
     try:
         with _stopped_by_signals():
             try:
@@ -691,18 +745,19 @@ def _chain_results(first: List[FileFixResult], then: Iterable[FileFixResult]) ->
         _close(then)
 
 
-def fix_across_modules(targets: List[FixTarget], overrides: Any, unsafe: bool, mode: str,
+def fix_across_modules(table: Any, overrides: Any, unsafe: bool, mode: str,
                        on_error: Callable[..., None], note: Callable[[str], None], answers: "_Names",
-                       own: Optional[Set[str]] = None) -> Tuple[List[FileFixResult], "Counter[str]", List[FixTarget]]:
+                       own: Any = None) -> Tuple[List[FileFixResult], "Counter[str]", Any]:
     """Carry out the changes across modules among `targets` (fix_across.py): (the results of the files they
     changed, the unsafe fixes held back without --unsafe-fixes, the targets left for the per-file fix).
 
     A change is written all or nothing (writing.write_group): when any of its files fails verification, or
     its per-file fixes fail, or one cannot be written, none is, and the reason is reported for that file.
 
-    `own`: in one shard of a run (shards.py), the absolute paths it fixes; `targets` are then the whole
-    project. A change is carried out by the shard holding its first file, whichever shards hold the others;
-    a shard leaves alone its files that another shard's change takes, and fixes none outside `own` else.
+    `table`: the run's target_table.TargetTable. `own`: in one shard of a run (shards.py), the absolute paths
+    it fixes (target_table.Own); the table then holds the whole project. A change is carried out by the shard
+    holding its first file, whichever shards hold the others; a shard leaves alone its files that another
+    shard's change takes, and fixes none outside `own` else.
 
     `answers`: the run's answers about names used elsewhere, asked for as the plans need them.
     """
@@ -713,12 +768,24 @@ def fix_across_modules(targets: List[FixTarget], overrides: Any, unsafe: bool, m
     from .settings import resolved
     from .writing import GroupFile, WriteRefused, content_snapshot, encode_like, locate, write_group
 
-    by_path = {os.path.abspath(t.path): t for t in targets}
-    seeds = {path: t.seeds for path, t in by_path.items() if t.seeds is not None}
+    seeds = table.seeds
     held: "Counter[str]" = Counter()
     if not any(s.hot for s in seeds.values()):
-        return [], held, _left(targets, set(), own)
+        return [], held, table.left(set(), own is not None)
     found: Dict[str, Any] = {}
+    targets_of: Dict[str, FixTarget] = {}
+
+    class ByPath:  # the target at an absolute path (the few a change takes)
+        def __getitem__(self, path: str) -> FixTarget:
+            if path not in targets_of:
+                targets_of[path] = table.get(path)
+            return targets_of[path]
+
+    by_path = ByPath()
+
+    class Paths:  # every target's absolute path, gone through as often as the plans need
+        def __iter__(self) -> Iterator[str]:
+            return table.absolute_paths()
 
     def settings_of(path: str) -> Any:
         if path not in found:
@@ -737,11 +804,11 @@ def fix_across_modules(targets: List[FixTarget], overrides: Any, unsafe: bool, m
         return set(settings_of(path).codes)
 
     try:
-        changes = answers.answering(lambda: plan_changes(list(by_path), seeds, options_of, facts_of, codes_of))
+        changes = answers.answering(lambda: plan_changes(Paths(), seeds, options_of, facts_of, codes_of))
     except Exception as error:  # noqa: BLE001 - a bug here must cost the changes across modules, not the run
         note(f"internal error while planning fixes across modules ({type(error).__name__}: {error}); "
              "none made")
-        return [], held, _left(targets, set(), own)
+        return [], held, table.left(set(), own is not None)
 
     def prepared(change: Any) -> Tuple[Optional[Tuple[str, str]], List[Tuple[Any, Any]]]:
         """(why the change cannot be made, or None; each file's final text)."""
@@ -809,23 +876,16 @@ def fix_across_modules(targets: List[FixTarget], overrides: Any, unsafe: bool, m
                 patch=file_hunks(file.data, encode_like(fixed.text, file.data)) if mode == PATCH else None,
                 change=tuple(f.path for f in change.files)))
             done.add(file.path)
-    return results, held, _left(targets, done, own)
+    return results, held, table.left(done, own is not None)
 
 
-def _left(targets: List[FixTarget], done: Set[str], own: Optional[Set[str]]) -> List[FixTarget]:
-    """The targets still to fix one by one: not done by a change across modules, and this shard's (`own`)."""
-    return [t for t in targets
-            if os.path.abspath(t.path) not in done and (own is None or os.path.abspath(t.path) in own)]
-
-
-def with_project_seeds(targets: List[FixTarget], overrides: Any, note: Callable[[str], None],
-                       cache: Any = None, jobs: int = 1, first: Any = None) -> List[FixTarget]:
-    """The targets, each given what the project model found about its module because of the others (`first`:
-    the model's phase 1 as the caller runs it, project_run.project_seeds)."""
+def with_project_seeds(table: Any, overrides: Any, note: Callable[[str], None], cache: Any = None, jobs: int = 1,
+                       first: Any = None) -> None:
+    """Give the targets of `table` (target_table.TargetTable) what the project model found about each module
+    because of the others (`first`: the model's phase 1 as the caller runs it, project_run.project_seeds)."""
     from .project_run import project_seeds
 
-    seeds = project_seeds([(t.path, t.key) for t in targets], overrides, note, cache, jobs, first)
-    return [t._replace(seeds=seeds.get(os.path.abspath(t.path))) for t in targets]
+    table.seeds = project_seeds((), overrides, note, cache, jobs, first, keys=table.keys_by_path())
 
 
 class _Names:
@@ -840,9 +900,9 @@ class _Names:
     # A file planned again asks only names it did not ask before; past this many rounds something is wrong.
     ROUNDS = 8
 
-    def __init__(self, paths: Iterable[str], places: Iterable[Tuple[str, Optional[str]]], jobs: int,
+    def __init__(self, paths: Any, places: Iterable[Tuple[str, Optional[str]]], jobs: int,
                  on_disk: bool = True) -> None:
-        self.paths = list(paths)
+        self.paths = paths if isinstance(paths, _RunPaths) else _RunPaths(list(paths))
         self.places = places  # gone through only when a plan first asks: most runs never do
         self.jobs = jobs
         self.on_disk = on_disk
@@ -850,9 +910,10 @@ class _Names:
         self.current = NamesElsewhere()
 
     @classmethod
-    def of_targets(cls, targets: List[FixTarget], jobs: int) -> "_Names":
-        return cls([t.path for t in targets],
-                   ((os.path.dirname(os.path.abspath(t.path)), None if t.explicit else t.root) for t in targets), jobs)
+    def of_table(cls, table: Any, jobs: int) -> "_Names":
+        """For the targets of a run (target_table.TargetTable)."""
+        return cls(_RunPaths(table), ((os.path.dirname(os.path.abspath(t.path)), None if t.explicit else t.root)
+                                      for t in table.all()), jobs)
 
     @classmethod
     def of_buffer(cls, path: Optional[str], jobs: int) -> "_Names":
@@ -870,7 +931,7 @@ class _Names:
         if self.outside is None:
             roots = {project_root(folder, walked) for folder, walked in sorted(set(self.places), key=str)}
             self.outside = the_rest_of(sorted(root for root in roots if root is not None), self.paths)
-        found = names_named(self.paths if self.on_disk else (), new, self.outside, jobs=self.jobs)
+        found = names_named(self.paths if self.on_disk else (), new, self.outside, jobs=self.jobs)  # type: ignore
         self.current = self.current.answered(found.twice if self.on_disk else found.outside, new, found.outside)
 
     def answering(self, call: Callable[[], Any]) -> Any:
@@ -893,18 +954,17 @@ class _Names:
         for target in targets:
             yield target._replace(named_elsewhere=self.current)
 
-    def settled(self, results: Iterable[FileFixResult], targets: List[FixTarget],
+    def settled(self, results: Iterable[FileFixResult], target_of: Callable[[str], FixTarget],
                 again: Callable[[List[FixTarget]], Iterable[FileFixResult]]) -> Iterator[FileFixResult]:
         """`results` as they come, but a file whose plan asked is fixed again (`again`) once the names asked by
-        every file are answered; closing this closes `results`."""
-        by_path = {t.path: t for t in targets}
+        every file are answered; closing this closes `results`. `target_of(path)`: the target of a result."""
         waiting: List[FixTarget] = []
         asked: Set[str] = set()
         try:
             for result in results:
                 if result.asked:
                     asked.update(result.asked)
-                    waiting.append(by_path[result.path])
+                    waiting.append(target_of(result.path))
                 else:
                     yield result
         finally:
@@ -929,17 +989,42 @@ class _Names:
                                 "other modules use)")
 
 
-def the_rest_of(roots: Iterable[str], paths: Iterable[str]) -> List[str]:
-    """The Python files of the projects at `roots` that are not among `paths` (absolute), as the flake8 plugin
-    lists a project's files, but with no exclude: a module `--exclude` leaves out may still call a function."""
+def the_rest_of(roots: Iterable[str], paths: Any) -> List[str]:
+    """The Python files of the projects at `roots` that are not among `paths` (a _RunPaths, or paths), as the
+    flake8 plugin lists a project's files, but with no exclude: a module `--exclude` leaves out may still call a
+    function."""
     from .plugin_project import project_files
     from .project_cache import CACHE_DIR_NAME
 
-    given = {os.path.abspath(path) for path in paths}
+    given = paths if isinstance(paths, _RunPaths) else _RunPaths(list(paths))
     rest: Set[str] = set()
     for root in roots:
         rest.update(path for path in project_files(root, (), CACHE_DIR_NAME) if path not in given)
     return sorted(rest)
+
+
+class _RunPaths:
+    """The files of a run, as names_named and the_rest_of ask of them: each absolute path once, sorted, and
+    whether a path is one of them; from a list of paths, or from the run's target_table.TargetTable (whose
+    paths are not copied into memory)."""
+
+    def __init__(self, paths: Any) -> None:
+        from .target_table import TargetTable
+
+        self.table = paths if isinstance(paths, TargetTable) else None
+        self._unique = None if self.table is not None else sorted({os.path.abspath(path) for path in paths})
+        self._set = None if self._unique is None else set(self._unique)
+
+    def sorted(self) -> Iterator[str]:
+        return self.table.absolute_paths(sort=True) if self.table is not None else iter(self._unique or ())
+
+    def __len__(self) -> int:
+        return len(self.table.keys_by_path()) if self.table is not None else len(self._unique or ())
+
+    def __contains__(self, path: object) -> bool:
+        if self.table is not None:
+            return isinstance(path, str) and self.table.holds(path)
+        return path in (self._set or ())
 
 
 def _has_unpooled_calls(target: FixTarget, overrides: Any) -> bool:
@@ -948,18 +1033,15 @@ def _has_unpooled_calls(target: FixTarget, overrides: Any) -> bool:
     return bool(resolved(overrides, target.key).options.unpooled_calls)
 
 
-def with_project(targets: List[FixTarget], project_from: Optional[str], stdin: TextIO, resolver: Any
-                 ) -> List[FixTarget]:
-    """The targets, and with --project-from the rest of the project too (read for the model, never fixed
-    alone), in the project list's order (shards.py)."""
+def with_project(table: Any, project_from: Optional[str], stdin: TextIO, resolver: Any) -> None:
+    """With --project-from, add the rest of the project to the run's targets (target_table.TargetTable), read
+    for the model and never fixed alone, every target then in the project list's order (shards.py)."""
     if project_from is None:
-        return targets
-    from .shards import in_project_order, project_candidates, project_paths
+        return
+    from .shards import project_candidates, project_paths
 
     paths = project_paths(project_from, stdin)
-    mine = {os.path.abspath(t.path) for t in targets}
-    others = [t for t in fix_targets(project_candidates(resolver), paths) if os.path.abspath(t.path) not in mine]
-    return in_project_order(targets + others, lambda target: target.path, paths)
+    table.add_project(fix_targets(project_candidates(resolver), paths), paths)
 
 
 def fix_exit_code(args: argparse.Namespace, mode: str, errors: bool, changed: bool, remaining: bool) -> int:
@@ -1006,7 +1088,7 @@ class _BufferProject:
                                       self.jobs)
         on_disk = cli.stdin_on_disk(args)
         if args.project_from is not None:
-            context = context_candidates(args.project_from, stdin, resolver)
+            context = list(context_candidates(args.project_from, stdin, resolver))
         else:
             context = stdin_project(on_disk, resolver) if on_disk is not None else []
         if on_disk is not None and context:

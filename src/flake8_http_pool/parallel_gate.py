@@ -50,7 +50,7 @@ def parallel_first(keys: Mapping[str, Any], source: Source, folder: Optional[str
         rest: List[str] = []
         local = _local_modules(keys.get, source, folder, findings)  # the item of a crashed worker, here
         runner = Runner(_first_job, (source, folder, findings), lambda item: local.first([item[0]]), jobs)
-        for one_found, one_rest in runner.run([(path, keys.get(path)) for path in paths]):
+        for one_found, one_rest in runner.run((path, keys.get(path)) for path in paths):
             found.update(one_found)
             rest.extend(one_rest)
         return found, rest
@@ -68,7 +68,7 @@ def parallel_search(keys: Mapping[str, Any], source: Source, folder: Optional[st
         local = _local_modules(keys.get, source, folder, findings)
         runner = Runner(_search_job, (source, folder, findings, needles),
                         lambda item: local.search([item[0]], needles), jobs if len(paths) >= pool_at else 1)
-        for one in runner.run([(path, keys.get(path)) for path in paths]):
+        for one in runner.run((path, keys.get(path)) for path in paths):
             found.update(one)
         return found
 

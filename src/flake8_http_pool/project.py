@@ -1176,7 +1176,8 @@ def _spread_blocking(project: Project, paths: List[str], blocks: Dict[Tuple[str,
 
     @functools.lru_cache(maxsize=16)
     def places(place: int) -> Dict[str, int]:
-        return {key: index for index, key in enumerate(project.summaries[paths[place]]["functions"])}  # type: ignore[index]
+        functions = project.summaries[paths[place]]["functions"]  # type: ignore[index]
+        return {key: index for index, key in enumerate(functions)}
 
     def node(path: str, key: str) -> Optional[int]:
         place = number.get(path)

@@ -12,9 +12,8 @@ The main process holds the summaries (small) and the reports, never a tree.
 
 from __future__ import annotations
 
-import os
 import pickle
-from typing import Any, Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional, Tuple
+from typing import Any, Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional, Set, Tuple
 
 from . import ondisk
 from .discovery import Candidate
@@ -224,40 +223,69 @@ def _unmarked(item: Tuple[Any, Any, Optional[str]]) -> Any:
 def gather_roots(roots: List[str], cache: Optional[ProjectCache], jobs: int) -> Dict[str, Tuple[FrozenSet[str], bool]]:
     """The fix facts of each project root, (patched, requests_232), for fix_facts.know_roots: every Python file
     of the roots read for patches once, in the workers. With a cache, a file that looks as it did last time
-    (project_cache.StatMemo) is not read again: one edited test file is one file read."""
+    (project_cache.StatMemo) is not read again: one edited test file is one file read.
+
+    The roots' files are walked, not listed in memory: the files to read are listed on disk (ondisk.py), and
+    only the targets found are kept (most files patch nothing)."""
     from .fix_facts import pins_requests_232, project_python_files, project_words
     from .runner import Runner
 
     folder = cache.folder if cache is not None else None
-    files_of = {root: sorted(project_python_files(root)) for root in roots}
-    words = {root: project_words(root, files_of[root]) for root in roots}
+    words: Dict[str, FrozenSet[bytes]] = {}
+    alike: Dict[FrozenSet[bytes], FrozenSet[bytes]] = {}  # roots with the same words share one set of them
+    for root in roots:
+        found = project_words(root, project_python_files(root))
+        words[root] = alike.setdefault(found, found)
     # A file's targets are kept under its root's words: a module added under a new name may make a test's
     # patches matter that did not before.
     memos = {root: StatMemo(cache, "r", _root_key(root, words[root])) for root in roots}
-    targets: Dict[str, Tuple[str, ...]] = {}
-    asked: Dict[str, Tuple[str, Any]] = {}
-    for root, paths in files_of.items():
-        for path in paths:
-            if path not in targets and path not in asked:
-                signature, known = memos[root].get(path, "")
-                if known is MISSING:
-                    asked[path] = (root, signature)
-                else:
-                    targets[path] = known
-    todo = sorted(asked)
-    # A few files are read here: a pool costs more than reading them (and each pool started is one more fork
-    # of a process that runs threads).
-    workers = jobs if len(todo) >= _POOL_AT_FILES else 1
-    items = [(path, asked[path][0]) for path in todo]
-    for path, found in zip(todo, Runner(patch_job, (folder, words), lambda item: (), workers).run(items)):
-        targets[path] = found
-        root, signature = asked[path]
-        memos[root].put(path, signature, "", found)
-    patched = {}
-    for root, paths in files_of.items():
-        patched[root] = frozenset(target for path in paths for target in targets[path])
-        memos[root].save()
-    return {root: (patched[root], pins_requests_232(root)) for root in roots}
+    patched: Dict[str, Set[str]] = {root: set() for root in roots}
+    db = ondisk.database()
+    try:
+        db.execute("CREATE TABLE todo(n INTEGER PRIMARY KEY, path BLOB NOT NULL, root INTEGER NOT NULL, "
+                   "signature BLOB)")
+
+        def unknown() -> Iterator[Tuple[bytes, int, Optional[bytes]]]:
+            for number, root in enumerate(roots):
+                for path in project_python_files(root):
+                    signature, known = memos[root].get(path, "")
+                    if known is MISSING:
+                        yield ondisk.blob(path), number, pickle.dumps(signature)
+                    else:
+                        patched[root].update(known)
+
+        count = ondisk.insert_all(db, "INSERT INTO todo(path, root, signature) VALUES (?, ?, ?)", unknown())
+        # A few files are read here: a pool costs more than reading them (and each pool started is one more fork
+        # of a process that runs threads).
+        workers = jobs if count >= _POOL_AT_FILES else 1
+        items = ((ondisk.text(path), roots[number], signature) for path, number, signature
+                 in ondisk.rows(db, "SELECT path, root, signature FROM todo ORDER BY n"))
+        for (path, root, signature), found in _each_with(items, lambda each: Runner(
+                patch_job, (folder, words), lambda item: (), workers).run(item[:2] for item in each)):
+            patched[root].update(found)
+            memos[root].put(path, pickle.loads(signature), "", found)
+    finally:
+        db.close()
+    for memo in memos.values():
+        memo.save()
+    return {root: (frozenset(patched[root]), pins_requests_232(root)) for root in roots}
+
+
+def _each_with(items: Iterable[Any], results_of: Callable[[Iterable[Any]], Iterable[Any]]
+               ) -> Iterator[Tuple[Any, Any]]:
+    """Each item with its result, `results_of` taking the items as they come and giving one result per item in
+    their order (a runner): the items are held only while they are in flight."""
+    from collections import deque
+
+    waiting: Any = deque()
+
+    def given() -> Iterator[Any]:
+        for item in items:
+            waiting.append(item)
+            yield item
+
+    for result in results_of(given()):
+        yield waiting.popleft(), result
 
 
 def _root_key(root: str, words: FrozenSet[bytes]) -> str:
@@ -421,7 +449,6 @@ def project_results(table: Any, overrides: Any, cache: Optional[ProjectCache], j
     A failure of the project model itself (an engine bug) costs the findings across modules, said in one line;
     each file is still reported as checked on its own."""
     from .checking import FileResult
-    from .discovery import PYTHON
     from .project import project_seeds
     from .reporting import FileReport
     from .runner import Runner
@@ -510,7 +537,6 @@ def project_results(table: Any, overrides: Any, cache: Optional[ProjectCache], j
         except Exception as error:  # noqa: BLE001 - see the docstring
             note(f"internal error in the project model ({type(error).__name__}: {error}): findings across modules "
                  "are left out")
-    del modules
     if on_seeds is not None:
         on_seeds(seeds)
     # The reported Python files the solve gave seeds are checked again with them (few), through a stat index

@@ -10,17 +10,20 @@ from __future__ import annotations
 import os
 import re
 from collections import Counter
-from typing import Any, Callable, Dict, FrozenSet, List, NamedTuple, Optional, Sequence, Set, Tuple
+from itertools import chain
+from typing import Any, Callable, Dict, FrozenSet, NamedTuple, Optional, Sequence, Set, Tuple
 
 from .engine import ModuleSeeds
 
 
 def project_seeds(files: Sequence[Tuple[str, Any]], overrides: Any, note: Callable[[str], None],
-                  cache: Any = None, jobs: int = 1, first: Any = None) -> Dict[str, ModuleSeeds]:
+                  cache: Any = None, jobs: int = 1, first: Any = None, keys: Any = None) -> Dict[str, ModuleSeeds]:
     """Per absolute path, what the project model found about that module because of the others.
 
-    `files` are the Python files of the run, each with its settings key (settings.Key); `overrides` are the
-    command line's (settings.resolved). A file missing from the answer gets nothing from other modules.
+    `files` are the Python files of the run, each with its settings key (settings.Key), or `keys` gives them:
+    absolute path -> key, a mapping to go through and ask (`fix`'s target_table.KeysByPath, whose paths are
+    not copied into memory); `overrides` are the command line's (settings.resolved). A file missing from the
+    answer gets nothing from other modules.
     `first`: phase 1 of the gate as the caller runs it (project.First; `fix --check` plans each file in the
     same read and parse), else in `jobs` workers.
     A failure of the model itself (an engine bug, or running out of recursion or memory) costs the findings
@@ -29,7 +32,8 @@ def project_seeds(files: Sequence[Tuple[str, Any]], overrides: Any, note: Callab
     from .project import absolute_path, project_seeds as solve_project
     from .settings import resolved
 
-    keys = {absolute_path(path): key for path, key in files}
+    if keys is None:
+        keys = {absolute_path(path): key for path, key in files}
     if len(keys) < 2:
         return {}  # one module: nothing to find across modules
 
@@ -49,7 +53,7 @@ def project_seeds(files: Sequence[Tuple[str, Any]], overrides: Any, note: Callab
         first = first or parallel_first(keys, ResolvedOptions(overrides), folder, jobs)
         search = parallel_search(keys, ResolvedOptions(overrides), folder, jobs, POOL_AT_FILES)
     try:
-        return dict(solve_project(list(keys), options_of, cache=cache, first=first, search=search) or {})
+        return dict(solve_project(keys, options_of, cache=cache, first=first, search=search) or {})
     except (RecursionError, MemoryError) as error:
         note(f"the project model ran out of resources ({type(error).__name__}): findings across modules are left out")
     except Exception as error:  # noqa: BLE001 - see the docstring
@@ -92,13 +96,18 @@ def names_named(paths: Sequence[str], names: FrozenSet[str], outside: Sequence[s
     unsure = frozenset(name for name in names if not name.isascii())
     twice, beyond = set(unsure), set(unsure)
     if wanted:
-        unique = sorted({os.path.abspath(p) for p in paths})
-        mine = set(unique)
-        others = sorted({os.path.abspath(p) for p in outside} - mine)
+        if hasattr(paths, "sorted"):  # the run's files, held on disk (fix_command._RunPaths)
+            unique: Any = paths
+            mine: Any = paths
+        else:
+            unique = sorted({os.path.abspath(p) for p in paths})
+            mine = set(unique)
+        others = sorted({os.path.abspath(p) for p in outside if os.path.abspath(p) not in mine})
         counts: "Counter[bytes]" = Counter()  # per name, how many files hold it
         outside_counts: "Counter[bytes]" = Counter()  # per name, how many files outside the run hold it
-        everything = others + unique  # outside first: there one file is enough to settle a name
-        workers = jobs if len(everything) >= POOL_AT_FILES else 1
+        # Outside first: there one file is enough to settle a name.
+        everything = chain(others, unique.sorted() if unique is paths else unique)
+        workers = jobs if len(others) + len(unique) >= POOL_AT_FILES else 1
         found_in = Runner(_named_job, (wanted, max_size), lambda path: (), workers).run(everything)
         try:
             for index, found in enumerate(found_in):

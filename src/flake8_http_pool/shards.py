@@ -10,10 +10,7 @@ Problems with the project's other files are left to the shards that hold them.
 
 from __future__ import annotations
 
-import os
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Sequence, TextIO, TypeVar
-
-T = TypeVar("T")
+from typing import Any, Callable, Iterable, Iterator, List, TextIO
 
 
 def project_paths(name: str, stdin: TextIO) -> List[str]:
@@ -53,16 +50,14 @@ def project_candidates(resolver: Any) -> Callable[[Iterable[str]], Iterator[Any]
 def context_candidates(name: str, stdin: TextIO, resolver: Any) -> Iterator[Any]:
     """`check`'s view of `--project-from`: the Python candidates of the project, in the list's order, as they
     are found (the list is read first: one that cannot be read is a usage error before any file is)."""
-    from .discovery import PYTHON
-
     paths = project_paths(name, stdin)
-    return (candidate for candidate in project_candidates(resolver)(paths) if candidate.kind == PYTHON)
+    return _python_candidates(paths, resolver)
 
 
-def _python_candidates(paths: Iterable[str], resolver: Any) -> List[Any]:
+def _python_candidates(paths: Iterable[str], resolver: Any) -> Iterator[Any]:
     from .discovery import PYTHON
 
-    return [candidate for candidate in project_candidates(resolver)(paths) if candidate.kind == PYTHON]
+    return (candidate for candidate in project_candidates(resolver)(paths) if candidate.kind == PYTHON)
 
 
 def stdin_project(path: str, resolver: Any) -> List[Any]:
@@ -74,14 +69,4 @@ def stdin_project(path: str, resolver: Any) -> List[Any]:
 
     root = root_of(path)
     files = at_most(project_files(root, (), CACHE_DIR_NAME), project_limit()) if root is not None else None
-    return _python_candidates(files, resolver) if files else []
-
-
-def in_project_order(items: Sequence[T], path_of: Callable[[T], str], project: Sequence[str]) -> List[T]:
-    """`items` in the order of the project's paths (absolute), those it does not list after them as they came:
-    the model solves its files in their order, which a shard must share with an unsharded run."""
-    place: Dict[str, int] = {}
-    for path in project:
-        place.setdefault(os.path.abspath(path), len(place))
-    last = len(place)
-    return sorted(items, key=lambda item: place.get(os.path.abspath(path_of(item)), last))
+    return list(_python_candidates(files, resolver)) if files else []

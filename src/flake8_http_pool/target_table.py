@@ -1,0 +1,235 @@
+"""The files of one `fix` run, on disk (ondisk.py), as check's file_table.py holds check's: the run goes through
+them as often as it needs, a few rows at a time, and each comes out as a fix_command.FixTarget with what the
+project model found about its module (`seeds`). Plans made in phase 1 (`fix --check`) are kept here too.
+
+Rows are numbered in the order the files came (`n`): the run's own files first, then, in one shard of a run,
+the rest of the project it only reads (`own` 0); `ord` is a file's place in the project list's order.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+from typing import Any, Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
+
+from . import ondisk
+from .ondisk import blob, text
+
+_ROW = "SELECT path, root, explicit, key, absolute FROM targets"
+_ORDER = "ORDER BY ord, n"
+_MISSING = object()
+
+
+class TargetTable:
+    """One run's targets (fix_command.FixTarget) and the plans kept for them."""
+
+    def __init__(self) -> None:
+        self.db = ondisk.database()
+        self.db.execute("CREATE TABLE targets(n INTEGER PRIMARY KEY, path BLOB NOT NULL, absolute BLOB NOT NULL, "
+                        "root BLOB NOT NULL, explicit INTEGER NOT NULL, key INTEGER NOT NULL, "
+                        "own INTEGER NOT NULL, ord INTEGER)")
+        # A plan of `fix --check`'s phase 1 (fix_command._planning_first), by absolute path: NULL for one that
+        # changes nothing.
+        self.db.execute("CREATE TABLE planned(absolute BLOB PRIMARY KEY, result BLOB) WITHOUT ROWID")
+        self.keys: List[Any] = []  # settings keys, by number: many files share one
+        self._numbers: Dict[Any, int] = {}
+        self.seeds: Dict[str, Any] = {}  # absolute path -> engine.ModuleSeeds, the files the model gave any
+        self.sharded = False  # the rest of a project was added (`own` then tells the run's files)
+        self.db.execute("CREATE TABLE seen(inode TEXT PRIMARY KEY) WITHOUT ROWID")
+
+    def remember(self, inode: int) -> bool:
+        """discovery.Discovery's files-seen-once rule: True the first time `inode` is met."""
+        return self.db.execute("INSERT OR IGNORE INTO seen VALUES (?)", (str(inode),)).rowcount == 1
+
+    def add(self, targets: Iterable[Any]) -> "TargetTable":
+        """The run's own files (fix_command.FixTarget), as discovery gives them."""
+        self._insert(targets, own=True)
+        self.db.execute("CREATE INDEX targets_absolute ON targets(absolute)")
+        return self
+
+    def _number(self, key: Any) -> int:
+        number = self._numbers.get(key)
+        if number is None:
+            number = self._numbers[key] = len(self.keys)
+            self.keys.append(key)
+        return number
+
+    def _insert(self, targets: Iterable[Any], own: bool, unless_held: bool = False) -> int:
+        from .project import absolute_path
+
+        sql = "INSERT INTO targets(path, absolute, root, explicit, key, own) VALUES (?, ?, ?, ?, ?, ?)"
+        if unless_held:
+            sql = ("INSERT INTO targets(path, absolute, root, explicit, key, own) SELECT ?, ?, ?, ?, ?, ? WHERE NOT "
+                   "EXISTS (SELECT 1 FROM targets WHERE absolute = ?)")
+        rows = ((blob(t.path), blob(absolute_path(t.path)), blob(t.root), int(t.explicit), self._number(t.key),
+                 int(own)) for t in targets)
+        if unless_held:
+            rows = (row + (row[1],) for row in rows)
+        return ondisk.insert_all(self.db, sql, rows)
+
+    def add_project(self, targets: Iterable[Any], paths: Sequence[str]) -> None:
+        """The rest of the project (shards.py): `targets` the run does not hold already, read for the model and
+        never fixed alone; every target then in the order of the project's `paths`, those it does not list
+        after them as they came."""
+        self.sharded = True
+        self._insert(targets, own=False, unless_held=True)
+        self.db.execute("CREATE TEMP TABLE listed(absolute BLOB PRIMARY KEY, pos INTEGER NOT NULL) WITHOUT ROWID")
+        position = 0
+        for path in paths:
+            if self.db.execute("INSERT OR IGNORE INTO listed VALUES (?, ?)",
+                               (blob(os.path.abspath(path)), position)).rowcount:
+                position += 1
+        self.db.execute("UPDATE targets SET ord = COALESCE((SELECT pos FROM listed WHERE listed.absolute = "
+                        "targets.absolute), ?)", (position,))
+        self.db.execute("DROP TABLE listed")
+
+    # -- reading it ------------------------------------------------------------------------------------
+    def _target(self, row: Sequence[Any]) -> Any:
+        from .fix_command import FixTarget
+
+        absolute = text(row[4])
+        return FixTarget(text(row[0]), text(row[1]), bool(row[2]), self.keys[row[3]], self.seeds.get(absolute))
+
+    def all(self) -> "Targets":
+        """Every target, in order."""
+        return Targets(self)
+
+    def left(self, done: Set[str], own_only: bool) -> "Targets":
+        """The targets not in `done` (absolute paths), and with `own_only` the run's own files only."""
+        return Targets(self, frozenset(done), own_only)
+
+    def own(self) -> Optional["Own"]:
+        """The absolute paths the run fixes, as a set to ask of, in one shard of a run; None otherwise."""
+        return Own(self) if self.sharded else None
+
+    def get(self, absolute: str) -> Optional[Any]:
+        """The target at this absolute path, or None."""
+        row = self.db.execute(_ROW + " WHERE absolute = ? ORDER BY n LIMIT 1", (blob(absolute),)).fetchone()
+        return self._target(row) if row else None
+
+    def get_many(self, paths: Sequence[str]) -> Dict[str, Any]:
+        """Absolute path -> target, for those of `paths` (absolute) that are targets."""
+        found: Dict[str, Any] = {}
+        for start in range(0, len(paths), _IN_AT_ONCE):
+            part = [blob(path) for path in paths[start:start + _IN_AT_ONCE]]
+            marks = ",".join("?" * len(part))
+            for row in self.db.execute(_ROW + f" WHERE absolute IN ({marks}) ORDER BY n", part):
+                found.setdefault(text(row[4]), self._target(row))
+        return found
+
+    def keys_by_path(self) -> "KeysByPath":
+        """Absolute path -> settings key, as project_run.project_seeds reads it."""
+        return KeysByPath(self)
+
+    def paths(self) -> Iterator[str]:
+        """The targets' paths as given, in order."""
+        return (text(row[0]) for row in ondisk.rows(self.db, f"SELECT path FROM targets {_ORDER}"))
+
+    def path_list(self) -> "Paths":
+        """The targets' paths as given, to go through as often as asked."""
+        return Paths(self)
+
+    def absolute_paths(self, sort: bool = False) -> Iterator[str]:
+        """The targets' absolute paths, each once, in order (or sorted)."""
+        order = "ORDER BY absolute" if sort else "ORDER BY MIN(ord), MIN(n)"
+        return (text(row[0]) for row in ondisk.rows(self.db, f"SELECT absolute FROM targets GROUP BY absolute "
+                                                             f"{order}"))
+
+    def __len__(self) -> int:
+        return int(self.db.execute("SELECT COUNT(*) FROM targets").fetchone()[0])
+
+    def holds(self, absolute: str) -> bool:
+        return self.db.execute("SELECT 1 FROM targets WHERE absolute = ?", (blob(absolute),)).fetchone() is not None
+
+    # -- plans -----------------------------------------------------------------------------------------
+    def plan(self, absolute: str, result: Any) -> None:
+        """Keep a plan (None: the plan changes nothing)."""
+        self.db.execute("INSERT OR REPLACE INTO planned VALUES (?, ?)",
+                        (blob(absolute), None if result is None else pickle.dumps(result, pickle.HIGHEST_PROTOCOL)))
+
+    def planned(self, absolute: str) -> Any:
+        """The plan kept (None: it changes nothing), or `NOT_PLANNED`."""
+        row = self.db.execute("SELECT result FROM planned WHERE absolute = ?", (blob(absolute),)).fetchone()
+        if row is None:
+            return NOT_PLANNED
+        return None if row[0] is None else pickle.loads(row[0])
+
+
+NOT_PLANNED = _MISSING
+# SQLite's default limit on a statement's parameters is 999 (before 3.32).
+_IN_AT_ONCE = 500
+
+
+class Targets:
+    """A table's targets, gone through in order as often as asked: every one, or those left (TargetTable.left)."""
+
+    def __init__(self, table: TargetTable, done: FrozenSet[str] = frozenset(), own_only: bool = False) -> None:
+        self.table = table
+        self.done = done
+        self.own_only = own_only
+
+    def __iter__(self) -> Iterator[Any]:
+        where = "WHERE own = 1 " if self.own_only else ""
+        for row in ondisk.rows(self.table.db, f"{_ROW} {where}{_ORDER}"):
+            if self.done and text(row[4]) in self.done:
+                continue
+            yield self.table._target(row)
+
+    def __len__(self) -> int:
+        if not self.done and not self.own_only:
+            return len(self.table)
+        return sum(1 for _ in self)
+
+    def __bool__(self) -> bool:
+        return next(iter(self), None) is not None
+
+
+class Paths:
+    """A table's paths as given, in order, each time gone through from the start (TargetTable.path_list)."""
+
+    def __init__(self, table: TargetTable) -> None:
+        self.table = table
+
+    def __iter__(self) -> Iterator[str]:
+        return self.table.paths()
+
+    def __len__(self) -> int:
+        return len(self.table)
+
+
+class Own:
+    """The absolute paths of the run's own files, in one shard of a run (fix_command's `own`)."""
+
+    def __init__(self, table: TargetTable) -> None:
+        self.table = table
+
+    def __contains__(self, path: object) -> bool:
+        return isinstance(path, str) and self.table.db.execute(
+            "SELECT 1 FROM targets WHERE absolute = ? AND own = 1", (blob(path),)).fetchone() is not None
+
+
+class KeysByPath:
+    """Absolute path -> settings key of the targets (a Mapping as project_run.project_seeds reads it): gone
+    through in the run's order, each path once; looked up a batch of the next paths at a time."""
+
+    def __init__(self, table: TargetTable) -> None:
+        self.table = table
+
+    def __len__(self) -> int:
+        return int(self.table.db.execute("SELECT COUNT(DISTINCT absolute) FROM targets").fetchone()[0])
+
+    def __iter__(self) -> Iterator[str]:
+        return self.table.absolute_paths()
+
+    def __contains__(self, path: object) -> bool:
+        return isinstance(path, str) and self.table.holds(path)
+
+    def get(self, path: str, default: Any = None) -> Any:
+        target = self.table.get(path)
+        return default if target is None else target.key
+
+    def __getitem__(self, path: str) -> Any:
+        found = self.get(path, _MISSING)
+        if found is _MISSING:
+            raise KeyError(path)
+        return found

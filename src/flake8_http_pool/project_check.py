@@ -233,26 +233,28 @@ def gather_roots(roots: List[str], cache: Optional[ProjectCache], jobs: int) -> 
     folder = cache.folder if cache is not None else None
     words: Dict[str, FrozenSet[bytes]] = {}
     alike: Dict[FrozenSet[bytes], FrozenSet[bytes]] = {}  # roots with the same words share one set of them
-    for root in roots:
-        found = project_words(root, project_python_files(root))
-        words[root] = alike.setdefault(found, found)
-    # A file's targets are kept under its root's words: a module added under a new name may make a test's
-    # patches matter that did not before.
-    memos = {root: StatMemo(cache, "r", _root_key(root, words[root])) for root in roots}
-    patched: Dict[str, Set[str]] = {root: set() for root in roots}
     db = ondisk.database()
     try:
+        # Each root walked once: its files listed on disk as its words are found.
+        db.execute("CREATE TABLE files(n INTEGER PRIMARY KEY, path BLOB NOT NULL, root INTEGER NOT NULL)")
         db.execute("CREATE TABLE todo(n INTEGER PRIMARY KEY, path BLOB NOT NULL, root INTEGER NOT NULL, "
                    "signature BLOB)")
+        for number, root in enumerate(roots):
+            found = project_words(root, _listed(db, project_python_files(root), number))
+            words[root] = alike.setdefault(found, found)
+        # A file's targets are kept under its root's words: a module added under a new name may make a test's
+        # patches matter that did not before.
+        memos = {root: StatMemo(cache, "r", _root_key(root, words[root])) for root in roots}
+        patched: Dict[str, Set[str]] = {root: set() for root in roots}
 
         def unknown() -> Iterator[Tuple[bytes, int, Optional[bytes]]]:
-            for number, root in enumerate(roots):
-                for path in project_python_files(root):
-                    signature, known = memos[root].get(path, "")
-                    if known is MISSING:
-                        yield ondisk.blob(path), number, pickle.dumps(signature)
-                    else:
-                        patched[root].update(known)
+            for data, number in ondisk.rows(db, "SELECT path, root FROM files ORDER BY n"):
+                root, path = roots[number], ondisk.text(data)
+                signature, known = memos[root].get(path, "")
+                if known is MISSING:
+                    yield data, number, pickle.dumps(signature)
+                else:
+                    patched[root].update(known)
 
         count = ondisk.insert_all(db, "INSERT INTO todo(path, root, signature) VALUES (?, ?, ?)", unknown())
         # A few files are read here: a pool costs more than reading them (and each pool started is one more fork
@@ -264,11 +266,23 @@ def gather_roots(roots: List[str], cache: Optional[ProjectCache], jobs: int) -> 
                 patch_job, (folder, words), lambda item: (), workers).run(item[:2] for item in each)):
             patched[root].update(found)
             memos[root].put(path, pickle.loads(signature), "", found)
+        for memo in memos.values():
+            memo.save()
     finally:
         db.close()
-    for memo in memos.values():
-        memo.save()
     return {root: (frozenset(patched[root]), pins_requests_232(root)) for root in roots}
+
+
+def _listed(db: Any, paths: Iterable[str], root: int) -> Iterator[str]:
+    """`paths`, each written to the table `files` of `db` under `root` as it goes by (a batch at a time)."""
+    batch: List[Tuple[bytes, int]] = []
+    for path in paths:
+        batch.append((ondisk.blob(path), root))
+        if len(batch) >= ondisk.BATCH:
+            ondisk.insert_all(db, "INSERT INTO files(path, root) VALUES (?, ?)", batch)
+            batch = []
+        yield path
+    ondisk.insert_all(db, "INSERT INTO files(path, root) VALUES (?, ?)", batch)
 
 
 def _each_with(items: Iterable[Any], results_of: Callable[[Iterable[Any]], Iterable[Any]]

@@ -271,7 +271,7 @@ def memory_table(rows: List[dict]) -> List[str]:
 
 
 def memory_note(rows: List[dict]) -> str:
-    """Where the main process's memory grows with the tree, and what would keep it flat."""
+    """Where the main process's memory still grows with the tree."""
     small, large = rows[0], rows[-1]
     files = large["files"] - small["files"]
 
@@ -282,16 +282,13 @@ def memory_note(rows: List[dict]) -> str:
         return grown * 2 ** 20 / files if files else 0.0
 
     return (f"The main process's peak grows by {per_file('reported'):.0f} bytes per file from {small['files']:,} "
-            f"to {large['files']:,} files: {per_file('listed'):.0f} are the files listed (each path, its "
-            "candidate tuple, the inode discovery remembers to check each file once, and the run's lists of "
-            f"them), {per_file('module map', 'listed'):.0f} phase 1 and the module map (each Python file's names "
-            "in two maps and a set), "
-            f"{per_file('solved', 'module map'):.0f} the solve (phase 2's list of the files left, its lists of "
-            "references resolved for every summarized module, the summaries that joined). Flat memory needs "
-            "the file table out of memory: discovery streamed into a temporary on-disk table, each file's "
-            "outcome written back to it, the module map and the files the gate left as its indexed columns, "
-            "the summaries read by key; and the solve's own state grows with the modules it summarizes, so it "
-            "would have to live on disk too.")
+            f"to {large['files']:,} files. The files themselves are held on disk (file_table.py, SQLite's private "
+            "temporary database: a page cache of 512 KiB per database), so listing them, phase 1 and the module "
+            f"map add {per_file('module map'):.0f} bytes a file (the page caches filling); what grows is the "
+            "project model's state over the modules it summarizes, which in this mix are one file in 30: the "
+            f"gate's second phase adds {per_file('gate', 'module map'):.0f} bytes a file (the names searched for "
+            f"and the functions that can matter), the solve {per_file('solved', 'gate'):.0f} (the hot functions), "
+            f"the marks {per_file('marked', 'solved'):.0f}.")
 
 
 # ------------------------------------------------------------------------------------------------- the stages
@@ -499,10 +496,9 @@ def run(quick: bool) -> dict:
                      else "not run | not run")
         table.append(f"| {row['files']:,} | {fmt_s(row['check_s'])} | {row['check_rss']:.0f} MiB | {fix_cells} |")
     table += ["", "Where the memory of `check`'s main process goes: its peak so far when each stage ends, on the same "
-              "trees (benchmarks/memory_stages.py; the workers are not in it): the files listed (every candidate in "
-              "hand), phase 1 (every file checked alone, summaries of those the gate takes), the module map "
-              "(every Python file's module names), the solve (phase 2 of the gate and the solve itself) and the "
-              "report:", ""] + memory_table(memory)
+              "trees (benchmarks/memory_stages.py; the workers are not in it): the files listed (on disk), phase 1 "
+              "(every file checked alone, summaries of those the gate takes), the module map, the gate's second "
+              "phase, the solve, the findings marked with their fixes, and the report:", ""] + memory_table(memory)
     notes = [
         "`check` decodes every file but parses only those the byte gate passes (a syntax error in a file that "
         "can have no finding is flake8's and ruff's to report): the floor, (a), is what parsing them all costs.",

@@ -15,9 +15,9 @@ import contextlib
 import json
 import os
 import sys
-from typing import Any, Callable, Dict, Iterator, List
+from typing import Any, Callable, Dict, List
 
-STAGES = ["started", "listed", "phase 1", "module map", "solved", "reported"]
+STAGES = ["started", "listed", "phase 1", "module map", "gate", "solved", "marked", "reported"]
 
 
 def _status() -> List[float]:
@@ -33,36 +33,39 @@ def _status() -> List[float]:
 
 def main(argv: List[str]) -> int:
     out, dirs = argv[0], argv[1:]
-    from flake8_http_pool import cli, project, project_check
+    from flake8_http_pool import cli, file_table, project, project_check
 
     seen: Dict[str, List[float]] = {"started": _status()}
 
     def ended(stage: str) -> None:
         seen.setdefault(stage, _status())
 
-    first_results = project_check._first_results
+    def after(function: Callable[..., Any], stage: str) -> Callable[..., Any]:
+        def wrapped(*args: Any, **kwargs: Any) -> Any:
+            result = function(*args, **kwargs)
+            ended(stage)
+            return result
 
-    def phase_one(*args: Any, **kwargs: Any) -> Iterator[Any]:
-        ended("listed")  # called with every candidate in hand, before the first file is read
-        yield from first_results(*args, **kwargs)
-        ended("phase 1")
+        return wrapped
 
-    module_map = project.ModuleMap.__init__
+    def before(function: Callable[..., Any], stage: str) -> Callable[..., Any]:
+        def wrapped(*args: Any, **kwargs: Any) -> Any:
+            ended(stage)
+            return function(*args, **kwargs)
 
-    def mapped(self: Any, *args: Any, **kwargs: Any) -> None:
-        module_map(self, *args, **kwargs)
-        ended("module map")
+        return wrapped
 
-    solve_gated = project._solve_gated
-
-    def solved(*args: Any, **kwargs: Any) -> Any:
-        result = solve_gated(*args, **kwargs)
-        ended("solved")
-        return result
-
+    # The stages end: every file listed (in the file table), phase 1 done (every file checked alone, its summary
+    # made when the gate takes it), the module map made, the gate's second phase done (the summaries are then
+    # narrowed for the solve), the solve done, the findings marked with their fixes, the report written.
     wrapped: Dict[Any, Dict[str, Callable[..., Any]]] = {
-        project_check: {"_first_results": phase_one}, project.ModuleMap: {"__init__": mapped},
-        project: {"_solve_gated": solved}}
+        file_table.FileTable: {"add": after(file_table.FileTable.add, "listed")},
+        project_check: {"_first_results": after(project_check._first_results, "phase 1"),
+                        "_mark": after(project_check._mark, "marked")},
+        project.ModuleMap: {"__init__": after(project.ModuleMap.__init__, "module map")},
+        project.Summaries: {"narrow": before(project.Summaries.narrow, "gate")},
+        project: {"_solve_gated": after(project._solve_gated, "solved")},
+    }
     for owner, names in wrapped.items():
         for name, function in names.items():
             setattr(owner, name, function)

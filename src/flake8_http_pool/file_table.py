@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import pickle
-from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, Iterator, Optional, Sequence, Tuple
 
 from . import ondisk
 from .discovery import Candidate
@@ -22,36 +22,22 @@ from .ondisk import blob, text
 FIRST, REST, OTHER = "first", "rest", "other"
 
 
-class FileTable:
+class FileTable(ondisk.RunFiles):
     """One run's candidates (discovery.Candidate) and their outcomes."""
 
     def __init__(self) -> None:
-        self.db = ondisk.database()
+        super().__init__()
         self.db.execute("CREATE TABLE files(n INTEGER PRIMARY KEY, path BLOB NOT NULL, absolute BLOB NOT NULL, "
                         "kind TEXT NOT NULL, key INTEGER NOT NULL, reported INTEGER NOT NULL, ord INTEGER)")
         # Phase 1's outcome of each file: its place in the gate, its content hash (with a cache), its summary
         # (packed; `held`: kept in the cache instead), and its report when it is not a clean Python file's.
         self.db.execute("CREATE TABLE outcomes(n INTEGER PRIMARY KEY, place TEXT NOT NULL, digest TEXT, "
                         "held INTEGER NOT NULL DEFAULT 0, summary BLOB, report BLOB)")
-        self.db.execute("CREATE TABLE seen(inode TEXT PRIMARY KEY) WITHOUT ROWID")
-        self.keys: List[Any] = []  # settings keys (settings.Key), by number: many files share one
-        self._numbers: Dict[Any, int] = {}
         self._indexed = False
         self.own = 0  # the run's own files
         self.context = 0  # the project's other files
 
     # -- filling it ------------------------------------------------------------------------------------
-    def remember(self, inode: int) -> bool:
-        """discovery.Discovery's files-seen-once rule: True the first time `inode` is met."""
-        return self.db.execute("INSERT OR IGNORE INTO seen VALUES (?)", (str(inode),)).rowcount == 1
-
-    def _number(self, key: Any) -> int:
-        number = self._numbers.get(key)
-        if number is None:
-            number = self._numbers[key] = len(self.keys)
-            self.keys.append(key)
-        return number
-
     def add(self, candidates: Iterable[Candidate]) -> None:
         """The run's own files, as discovery gives them."""
         from .project import absolute_path
@@ -59,7 +45,7 @@ class FileTable:
         assert not self.context, "the run's own files come first"
         self.own += ondisk.insert_all(
             self.db, "INSERT INTO files(path, absolute, kind, key, reported) VALUES (?, ?, ?, ?, 1)",
-            ((blob(c.path), blob(absolute_path(c.path)), c.kind, self._number(c.key)) for c in candidates))
+            ((blob(c.path), blob(absolute_path(c.path)), c.kind, self.number(c.key)) for c in candidates))
 
     def add_context(self, candidates: Iterable[Candidate]) -> None:
         """The rest of the project (Python files), read for the model and never reported, in the project's
@@ -68,14 +54,14 @@ class FileTable:
         self.db.execute("CREATE TEMP TABLE context(absolute BLOB PRIMARY KEY, pos INTEGER NOT NULL) WITHOUT ROWID")
         added = 0
         position = 0
-        for batch in _batches(candidates):
+        for batch in ondisk.batches(candidates):
             rows = []
             for candidate in batch:
                 absolute = blob(os.path.abspath(candidate.path))
                 if self.db.execute("INSERT OR IGNORE INTO context VALUES (?, ?)",
                                    (absolute, position)).rowcount:
                     position += 1
-                rows.append((blob(candidate.path), absolute, candidate.kind, self._number(candidate.key), absolute))
+                rows.append((blob(candidate.path), absolute, candidate.kind, self.number(candidate.key), absolute))
             added += ondisk.insert_all(
                 self.db, "INSERT INTO files(path, absolute, kind, key, reported) SELECT ?, ?, ?, ?, 0 WHERE NOT "
                 "EXISTS (SELECT 1 FROM files WHERE absolute = ? AND reported = 1 AND kind = 'python')", rows)
@@ -176,17 +162,6 @@ class Modules:
 
 # SQLite's default limit on a statement's parameters is 999 (before 3.32).
 _IN_AT_ONCE = 500
-
-
-def _batches(items: Iterable[Any]) -> Iterator[List[Any]]:
-    batch: List[Any] = []
-    for item in items:
-        batch.append(item)
-        if len(batch) >= ondisk.BATCH:
-            yield batch
-            batch = []
-    if batch:
-        yield batch
 
 
 def _dumped(report: Any) -> Optional[bytes]:

@@ -374,7 +374,7 @@ def _planning_first(table: Any, shared: Tuple[Any, ...], cache: Any, jobs: int, 
         table.db.execute("CREATE TEMP TABLE rest(n INTEGER PRIMARY KEY, path BLOB NOT NULL)")
 
         def items() -> Iterator[Tuple[str, FixTarget, bool]]:
-            for part in _parts(paths, 512):
+            for part in ondisk.batches(paths, 512):
                 found = table.get_many(part)
                 for path in part:
                     yield path, found[path], own is None or path in own
@@ -398,7 +398,7 @@ def _planning_first(table: Any, shared: Tuple[Any, ...], cache: Any, jobs: int, 
                 else:
                     yield path, gated, summary
 
-        for batch in _parts(outcomes(), ondisk.BATCH):
+        for batch in ondisk.batches(outcomes()):
             ondisk.insert_all(table.db, "INSERT INTO gated(path, none, data) VALUES (?, ?, ?)",
                               ((ondisk.blob(path), int(summary is None), summary)
                                for path, gated, summary in batch if gated))
@@ -426,17 +426,6 @@ class _Gated:
 def _numbered_planning(shared: Tuple[Any, ...], item: Tuple[str, Tuple[FixTarget, bool]]
                        ) -> Tuple[str, Optional[FileFixResult], Optional[bool], Any]:
     return (item[0], *_planning_job(shared, item[1]))
-
-
-def _parts(items: Iterable[Any], size: int) -> Iterator[List[Any]]:
-    part: List[Any] = []
-    for item in items:
-        part.append(item)
-        if len(part) >= size:
-            yield part
-            part = []
-    if part:
-        yield part
 
 
 def _planned_or_run(targets: Iterable[FixTarget], planned: Any,

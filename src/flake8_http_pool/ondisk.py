@@ -12,7 +12,7 @@ Only the process that opened a database uses it: worker processes forked while i
 from __future__ import annotations
 
 import sqlite3
-from typing import Any, Iterable, Iterator, List, Sequence, Tuple
+from typing import Any, Dict, Iterable, Iterator, List, Sequence, Tuple
 
 # The page cache of each database, in KiB: a run opens two (its file table and the project model's).
 CACHE_KIB = 512
@@ -81,6 +81,41 @@ def rows(connection: sqlite3.Connection, sql: str, parameters: Sequence[Any] = (
             yield from batch
     finally:
         cursor.close()
+
+
+def batches(items: Iterable[Any], size: int = BATCH) -> Iterator[List[Any]]:
+    """`items` in lists of `size` (the last one shorter)."""
+    batch: List[Any] = []
+    for item in items:
+        batch.append(item)
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+class RunFiles:
+    """What a table of a run's files shares (file_table.FileTable, target_table.TargetTable): its database,
+    the files discovery has met (`remember`), and the settings keys by number (many files share one)."""
+
+    def __init__(self) -> None:
+        self.db = database()
+        self.db.execute("CREATE TABLE seen(inode TEXT PRIMARY KEY) WITHOUT ROWID")
+        self.keys: List[Any] = []
+        self._numbers: Dict[Any, int] = {}
+
+    def remember(self, inode: int) -> bool:
+        """discovery.Discovery's files-seen-once rule: True the first time `inode` is met."""
+        return self.db.execute("INSERT OR IGNORE INTO seen VALUES (?)", (str(inode),)).rowcount == 1
+
+    def number(self, key: Any) -> int:
+        """The number of a settings key (`keys[number]` is the key)."""
+        number = self._numbers.get(key)
+        if number is None:
+            number = self._numbers[key] = len(self.keys)
+            self.keys.append(key)
+        return number
 
 
 def pages(connection: sqlite3.Connection, sql: str, parameters: Sequence[Any] = ()) -> Iterator[Tuple[Any, ...]]:

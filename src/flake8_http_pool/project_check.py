@@ -510,7 +510,7 @@ def project_results(table: Any, overrides: Any, cache: Optional[ProjectCache], j
             asked: Dict[str, Tuple[Any, Tuple[str, ...], Tuple[Any, Any]]] = {}
 
             def wanted() -> Iterator[Tuple[str, Any]]:
-                for part in _parts(paths, 512):
+                for part in ondisk.batches(paths, 512):
                     state = modules.state(part)
                     for path in part:
                         key, digest = state[path]
@@ -611,17 +611,6 @@ class _Gated:
         for path, held, summary in self.modules.placed(_FIRST):
             if path.endswith(".py"):
                 yield path, self.in_cache(path) if held else summary
-
-
-def _parts(items: Iterable[str], size: int) -> Iterator[List[str]]:
-    part: List[str] = []
-    for item in items:
-        part.append(item)
-        if len(part) >= size:
-            yield part
-            part = []
-    if part:
-        yield part
 
 
 def _mark(table: Any, hot: Dict[int, Any], overrides: Any, cache: Optional[ProjectCache], jobs: int) -> None:

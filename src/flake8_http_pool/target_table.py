@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import pickle
-from typing import Any, Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
+from typing import Any, Dict, FrozenSet, Iterable, Iterator, Optional, Sequence, Set
 
 from . import ondisk
 from .ondisk import blob, text
@@ -20,39 +20,25 @@ _ORDER = "ORDER BY ord, n"
 _MISSING = object()
 
 
-class TargetTable:
+class TargetTable(ondisk.RunFiles):
     """One run's targets (fix_command.FixTarget) and the plans kept for them."""
 
     def __init__(self) -> None:
-        self.db = ondisk.database()
+        super().__init__()
         self.db.execute("CREATE TABLE targets(n INTEGER PRIMARY KEY, path BLOB NOT NULL, absolute BLOB NOT NULL, "
                         "root BLOB NOT NULL, explicit INTEGER NOT NULL, key INTEGER NOT NULL, "
                         "own INTEGER NOT NULL, ord INTEGER)")
         # A plan of `fix --check`'s phase 1 (fix_command._planning_first), by absolute path: NULL for one that
         # changes nothing.
         self.db.execute("CREATE TABLE planned(absolute BLOB PRIMARY KEY, result BLOB) WITHOUT ROWID")
-        self.keys: List[Any] = []  # settings keys, by number: many files share one
-        self._numbers: Dict[Any, int] = {}
         self.seeds: Dict[str, Any] = {}  # absolute path -> engine.ModuleSeeds, the files the model gave any
         self.sharded = False  # the rest of a project was added (`own` then tells the run's files)
-        self.db.execute("CREATE TABLE seen(inode TEXT PRIMARY KEY) WITHOUT ROWID")
-
-    def remember(self, inode: int) -> bool:
-        """discovery.Discovery's files-seen-once rule: True the first time `inode` is met."""
-        return self.db.execute("INSERT OR IGNORE INTO seen VALUES (?)", (str(inode),)).rowcount == 1
 
     def add(self, targets: Iterable[Any]) -> "TargetTable":
         """The run's own files (fix_command.FixTarget), as discovery gives them."""
         self._insert(targets, own=True)
         self.db.execute("CREATE INDEX targets_absolute ON targets(absolute)")
         return self
-
-    def _number(self, key: Any) -> int:
-        number = self._numbers.get(key)
-        if number is None:
-            number = self._numbers[key] = len(self.keys)
-            self.keys.append(key)
-        return number
 
     def _insert(self, targets: Iterable[Any], own: bool, unless_held: bool = False) -> int:
         from .project import absolute_path
@@ -61,7 +47,7 @@ class TargetTable:
         if unless_held:
             sql = ("INSERT INTO targets(path, absolute, root, explicit, key, own) SELECT ?, ?, ?, ?, ?, ? WHERE NOT "
                    "EXISTS (SELECT 1 FROM targets WHERE absolute = ?)")
-        rows = ((blob(t.path), blob(absolute_path(t.path)), blob(t.root), int(t.explicit), self._number(t.key),
+        rows = ((blob(t.path), blob(absolute_path(t.path)), blob(t.root), int(t.explicit), self.number(t.key),
                  int(own)) for t in targets)
         if unless_held:
             rows = (row + (row[1],) for row in rows)

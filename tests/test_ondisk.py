@@ -131,3 +131,21 @@ def test_a_renewed_pool_gives_every_result_in_order_from_new_workers() -> None:
 def test_a_renewed_pool_still_isolates_a_crash() -> None:
     results = list(Runner(_die_on, 13, lambda item: -item, 2, chunk_size=2, renew_after=6).run(range(24)))
     assert results == [item if item != 13 else -13 for item in range(24)]
+
+
+def test_a_full_temporary_folder_is_said_in_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                     capsys: pytest.CaptureFixture) -> None:
+    """SQLite spills the run's tables to the temporary folder: when it cannot, the user is told where, once."""
+    import sqlite3
+
+    from flake8_http_pool import cli
+
+    def full(self: FileTable, candidates: object) -> None:
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(FileTable, "add", full)
+    (tmp_path / "a.py").write_text("x = 1\n")
+    assert cli.main(["check", "--isolated", "--no-cache", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err == ("flake8-http-pool: error: the run's temporary files could not be written (database or disk "
+                   "is full); free space where TMPDIR points, or point it elsewhere\n")

@@ -543,6 +543,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             pass
         return EXIT_ERROR
     except Exception as error:  # a bug of ours: one line, not a traceback
+        if type(error).__module__ == "sqlite3":  # the run's tables on disk (ondisk.py): the disk, not a bug
+            sys.stderr.write(f"flake8-http-pool: error: the run's temporary files could not be written ({error}); "
+                             "free space where TMPDIR points, or point it elsewhere\n")
+            return EXIT_ERROR
         sys.stderr.write(f"flake8-http-pool: internal error: {type(error).__name__}: {error}\n")
         return EXIT_ERROR
 

@@ -95,9 +95,10 @@ def test_the_target_table_gives_fix_what_it_asks(tmp_path: Path) -> None:
     keys = table.keys_by_path()
     assert len(keys) == 3 and keys[a] == ("config", ()) and keys.get("/none.py", "no") == "no"
     assert table.planned(a) is NOT_PLANNED
-    table.plan(a, None)
-    table.plan(b, FixTarget("x", "y", True))
+    table.plan([(a, None), (b, FixTarget("x", "y", True))])
     assert table.planned(a) is None and table.planned(b) == FixTarget("x", "y", True)
+    assert table.planned_many([b, "/none.py"]) == {b: FixTarget("x", "y", True), "/none.py": NOT_PLANNED}
+    assert list(keys.keyed([a, "/none.py"])) == [(a, ("config", ())), ("/none.py", None)]
 
 
 def test_a_shard_of_fix_fixes_its_own_files_in_the_project_order(tmp_path: Path) -> None:

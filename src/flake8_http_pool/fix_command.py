@@ -364,7 +364,7 @@ def _planning_first(table: Any, shared: Tuple[Any, ...], cache: Any, jobs: int, 
     from .project import packed
     from .project_cache import LocalModules
     from .project_run import POOL_AT_FILES
-    from .runner import RENEW_AFTER, Runner
+    from .runner import Runner
     from .settings import resolved
 
     def first(paths: Any) -> Tuple[Any, Iterable[str]]:
@@ -381,12 +381,17 @@ def _planning_first(table: Any, shared: Tuple[Any, ...], cache: Any, jobs: int, 
 
         def outcomes() -> Iterator[Tuple[str, Optional[bool], Any]]:
             workers = jobs if len(paths) >= POOL_AT_FILES else 1
-            runner = Runner(_numbered_planning, shared, lambda item: (item[0], None, None, None), workers,
-                            renew_after=RENEW_AFTER)
+            # Not renewed as check's phase 1 is (runner.RENEW_AFTER): a worker that plans a fix imports libcst,
+            # and a new one would import it again.
+            runner = Runner(_numbered_planning, shared, lambda item: (item[0], None, None, None), workers)
+            plans: List[Tuple[str, Optional[FileFixResult]]] = []
             for path, result, gated, summary in runner.run((path, (target, plan)) for path, target, plan in items()):
                 if result is not None:
                     # Most files have nothing to fix: their plan is made again when it is used (_planned_or_run).
-                    table.plan(path, None if result == FileFixResult(result.path) else result)
+                    plans.append((path, None if result == FileFixResult(result.path) else result))
+                    if len(plans) >= ondisk.BATCH:
+                        table.plan(plans)
+                        plans = []
                 if gated is None:  # its worker died, or it cannot be read: phase 1 here, as the model would run it
                     target = table.get(path)
                     options = resolved(shared[0], target.key).options
@@ -397,6 +402,7 @@ def _planning_first(table: Any, shared: Tuple[Any, ...], cache: Any, jobs: int, 
                         yield left, False, None
                 else:
                     yield path, gated, summary
+            table.plan(plans)
 
         for batch in ondisk.batches(outcomes()):
             ondisk.insert_all(table.db, "INSERT INTO gated(path, none, data) VALUES (?, ?, ?)",
@@ -433,22 +439,25 @@ def _planned_or_run(targets: Iterable[FixTarget], planned: Any,
     """Each target's result in order: the plan made in phase 1 (_planning_job; `planned`, the run's
     target_table.TargetTable, or None when nothing was planned) when the project model seeds nothing in the
     file and the plan asked nothing, else the one `run` gives; closing this closes `run`'s."""
+    from . import ondisk
     from .target_table import NOT_PLANNED
 
-    def kept(target: FixTarget) -> Optional[FileFixResult]:
-        if planned is None or target.seeds is not None:
-            return None
-        result = planned.planned(os.path.abspath(target.path))
-        if result is NOT_PLANNED:
-            return None
-        if result is None:
-            return FileFixResult(target.path)
-        return result if not result.asked else None
+    def with_kept() -> Iterator[Tuple[FixTarget, Optional[FileFixResult]]]:
+        """Each target, with its plan when that is its result (the plans looked up a batch at a time)."""
+        for part in ondisk.batches(targets, 512):
+            plans = planned.planned_many([os.path.abspath(t.path) for t in part]) if planned is not None else {}
+            for target in part:
+                result = plans.get(os.path.abspath(target.path), NOT_PLANNED)
+                if result is NOT_PLANNED or target.seeds is not None:
+                    yield target, None
+                elif result is None:
+                    yield target, FileFixResult(target.path)
+                else:
+                    yield target, result if not result.asked else None
 
-    results = iter(run(target for target in targets if kept(target) is None))
+    results = iter(run(target for target, result in with_kept() if result is None))
     try:
-        for target in targets:
-            result = kept(target)
+        for _, result in with_kept():
             yield result if result is not None else next(results)
     finally:
         _close(results)
@@ -593,7 +602,7 @@ def run_fix(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: Tex
     """`fix`: discover, fix (in parallel), write / diff / check, summarise; the exit code."""
     from . import cli
     from .discovery import Discovery
-    from .runner import RENEW_AFTER, Interrupted, Runner, worker_count
+    from .runner import Interrupted, Runner, worker_count
     from .target_table import TargetTable
 
     cli.check_usage(args)
@@ -659,7 +668,7 @@ def run_fix(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: Tex
     unsafe_left.update(held)
 
     def run(some: Iterable[FixTarget]) -> Iterable[FileFixResult]:
-        return Runner(_fix_job, shared, _crashed, jobs, renew_after=RENEW_AFTER).run(names.given(some))
+        return Runner(_fix_job, shared, _crashed, jobs).run(names.given(some))
 
     results: Iterable[FileFixResult] = names.settled(
         _chain_results(across, _planned_or_run(targets, table if first is not None else None, run)),

@@ -9,7 +9,7 @@ module's options come from (`ResolvedOptions`: each file's settings key against 
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List, Mapping, NamedTuple, Optional, Tuple
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, NamedTuple, Optional, Tuple
 
 from .options import Options
 
@@ -50,7 +50,7 @@ def parallel_first(keys: Mapping[str, Any], source: Source, folder: Optional[str
         rest: List[str] = []
         local = _local_modules(keys.get, source, folder, findings)  # the item of a crashed worker, here
         runner = Runner(_first_job, (source, folder, findings), lambda item: local.first([item[0]]), jobs)
-        for one_found, one_rest in runner.run((path, keys.get(path)) for path in paths):
+        for one_found, one_rest in runner.run(_keyed(keys, paths)):
             found.update(one_found)
             rest.extend(one_rest)
         return found, rest
@@ -68,11 +68,17 @@ def parallel_search(keys: Mapping[str, Any], source: Source, folder: Optional[st
         local = _local_modules(keys.get, source, folder, findings)
         runner = Runner(_search_job, (source, folder, findings, needles),
                         lambda item: local.search([item[0]], needles), jobs if len(paths) >= pool_at else 1)
-        for one in runner.run((path, keys.get(path)) for path in paths):
+        for one in runner.run(_keyed(keys, paths)):
             found.update(one)
         return found
 
     return search
+
+
+def _keyed(keys: Mapping[str, Any], paths: Iterable[str]) -> Iterator[Tuple[str, Any]]:
+    """Each path with its settings key (a table of a run's files looks them up a batch at a time)."""
+    many = getattr(keys, "keyed", None)
+    return many(paths) if many is not None else ((path, keys.get(path)) for path in paths)
 
 
 def _local_modules(key_of: Callable[[str], Any], source: Source, folder: Optional[str], findings: bool) -> Any:

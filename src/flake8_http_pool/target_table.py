@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import pickle
-from typing import Any, Dict, FrozenSet, Iterable, Iterator, Optional, Sequence, Set
+from typing import Any, Dict, FrozenSet, Iterable, Iterator, Optional, Sequence, Set, Tuple
 
 from . import ondisk
 from .ondisk import blob, text
@@ -33,6 +33,7 @@ class TargetTable(ondisk.RunFiles):
         self.db.execute("CREATE TABLE planned(absolute BLOB PRIMARY KEY, result BLOB) WITHOUT ROWID")
         self.seeds: Dict[str, Any] = {}  # absolute path -> engine.ModuleSeeds, the files the model gave any
         self.sharded = False  # the rest of a project was added (`own` then tells the run's files)
+        self._roots: Dict[bytes, str] = {}
 
     def add(self, targets: Iterable[Any]) -> "TargetTable":
         """The run's own files (fix_command.FixTarget), as discovery gives them."""
@@ -73,8 +74,11 @@ class TargetTable(ondisk.RunFiles):
     def _target(self, row: Sequence[Any]) -> Any:
         from .fix_command import FixTarget
 
-        absolute = text(row[4])
-        return FixTarget(text(row[0]), text(row[1]), bool(row[2]), self.keys[row[3]], self.seeds.get(absolute))
+        root = self._roots.get(row[1])
+        if root is None:
+            root = self._roots[row[1]] = text(row[1])  # one string per root: a few for a whole run
+        seeds = self.seeds.get(text(row[4])) if self.seeds else None
+        return FixTarget(text(row[0]), root, bool(row[2]), self.keys[row[3]], seeds)
 
     def all(self) -> "Targets":
         """Every target, in order."""
@@ -128,17 +132,26 @@ class TargetTable(ondisk.RunFiles):
         return self.db.execute("SELECT 1 FROM targets WHERE absolute = ?", (blob(absolute),)).fetchone() is not None
 
     # -- plans -----------------------------------------------------------------------------------------
-    def plan(self, absolute: str, result: Any) -> None:
-        """Keep a plan (None: the plan changes nothing)."""
-        self.db.execute("INSERT OR REPLACE INTO planned VALUES (?, ?)",
-                        (blob(absolute), None if result is None else pickle.dumps(result, pickle.HIGHEST_PROTOCOL)))
+    def plan(self, plans: Iterable[Tuple[str, Any]]) -> None:
+        """Keep plans: (absolute path, the plan; None when it changes nothing)."""
+        ondisk.insert_all(self.db, "INSERT OR REPLACE INTO planned VALUES (?, ?)", (
+            (blob(absolute), None if result is None else pickle.dumps(result, pickle.HIGHEST_PROTOCOL))
+            for absolute, result in plans))
 
     def planned(self, absolute: str) -> Any:
         """The plan kept (None: it changes nothing), or `NOT_PLANNED`."""
-        row = self.db.execute("SELECT result FROM planned WHERE absolute = ?", (blob(absolute),)).fetchone()
-        if row is None:
-            return NOT_PLANNED
-        return None if row[0] is None else pickle.loads(row[0])
+        return self.planned_many([absolute])[absolute]
+
+    def planned_many(self, paths: Sequence[str]) -> Dict[str, Any]:
+        """Absolute path -> the plan kept (None: it changes nothing) or `NOT_PLANNED`, for each of `paths`."""
+        found: Dict[str, Any] = {path: NOT_PLANNED for path in paths}
+        for start in range(0, len(paths), _IN_AT_ONCE):
+            part = [blob(path) for path in paths[start:start + _IN_AT_ONCE]]
+            marks = ",".join("?" * len(part))
+            for absolute, result in self.db.execute(
+                    f"SELECT absolute, result FROM planned WHERE absolute IN ({marks})", part):
+                found[text(absolute)] = None if result is None else pickle.loads(result)
+        return found
 
 
 NOT_PLANNED = _MISSING
@@ -213,6 +226,17 @@ class KeysByPath:
     def get(self, path: str, default: Any = None) -> Any:
         target = self.table.get(path)
         return default if target is None else target.key
+
+    def keyed(self, paths: Iterable[str]) -> Iterator[Tuple[str, Any]]:
+        """(path, key) of each of `paths`, looked up a batch at a time (parallel_gate's items)."""
+        keys = self.table.keys
+        for part in ondisk.batches(paths, _IN_AT_ONCE):
+            marks = ",".join("?" * len(part))
+            found = {text(absolute): keys[key] for absolute, key in self.table.db.execute(
+                f"SELECT absolute, key FROM targets WHERE absolute IN ({marks}) ORDER BY n DESC",
+                [blob(path) for path in part])}
+            for path in part:
+                yield path, found.get(path)
 
     def __getitem__(self, path: str) -> Any:
         found = self.get(path, _MISSING)

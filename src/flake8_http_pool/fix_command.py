@@ -434,6 +434,14 @@ def _numbered_planning(shared: Tuple[Any, ...], item: Tuple[str, Tuple[FixTarget
     return (item[0], *_planning_job(shared, item[1]))
 
 
+def _with_absolute(targets: Iterable[FixTarget]) -> Iterator[Tuple[FixTarget, str]]:
+    """Each target with its absolute path: a table's hold them (target_table.Targets), others are worked out."""
+    with_absolute = getattr(targets, "with_absolute", None)
+    if with_absolute is not None:
+        return with_absolute()  # type: ignore[no-any-return]
+    return ((target, os.path.abspath(target.path)) for target in targets)
+
+
 def _planned_or_run(targets: Iterable[FixTarget], planned: Any,
                     run: Callable[[Iterable[FixTarget]], Iterable[FileFixResult]]) -> Iterator[FileFixResult]:
     """Each target's result in order: the plan made in phase 1 (_planning_job; `planned`, the run's
@@ -444,10 +452,10 @@ def _planned_or_run(targets: Iterable[FixTarget], planned: Any,
 
     def with_kept() -> Iterator[Tuple[FixTarget, Optional[FileFixResult]]]:
         """Each target, with its plan when that is its result (the plans looked up a batch at a time)."""
-        for part in ondisk.batches(targets, 512):
-            plans = planned.planned_many([os.path.abspath(t.path) for t in part]) if planned is not None else {}
-            for target in part:
-                result = plans.get(os.path.abspath(target.path), NOT_PLANNED)
+        for part in ondisk.batches(_with_absolute(targets), 512):
+            plans = planned.planned_many([absolute for _, absolute in part]) if planned is not None else {}
+            for target, absolute in part:
+                result = plans.get(absolute, NOT_PLANNED)
                 if result is NOT_PLANNED or target.seeds is not None:
                     yield target, None
                 elif result is None:
@@ -486,7 +494,7 @@ def _gather_up_front(targets: List[FixTarget], cache: Any, jobs: int) -> Dict[st
 
     if not any(may_fix(target) for target in targets):
         return {}
-    folders = {(os.path.dirname(os.path.abspath(t.path)), None if t.explicit else t.root) for t in targets}
+    folders = {(os.path.dirname(absolute), None if t.explicit else t.root) for t, absolute in _with_absolute(targets)}
     roots = {root: None for root in (project_root(folder, walked) for folder, walked in sorted(folders, key=str))
              if root is not None}
     facts = gather_roots(list(roots), cache, jobs)
@@ -910,8 +918,8 @@ class _Names:
     @classmethod
     def of_table(cls, table: Any, jobs: int) -> "_Names":
         """For the targets of a run (target_table.TargetTable)."""
-        return cls(_RunPaths(table), ((os.path.dirname(os.path.abspath(t.path)), None if t.explicit else t.root)
-                                      for t in table.all()), jobs)
+        return cls(_RunPaths(table), ((os.path.dirname(absolute), None if t.explicit else t.root)
+                                      for t, absolute in table.all().with_absolute()), jobs)
 
     @classmethod
     def of_buffer(cls, path: Optional[str], jobs: int) -> "_Names":

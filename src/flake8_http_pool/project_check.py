@@ -228,7 +228,7 @@ def gather_roots(roots: List[str], cache: Optional[ProjectCache], jobs: int) -> 
     The roots' files are walked, not listed in memory: the files to read are listed on disk (ondisk.py), and
     only the targets found are kept (most files patch nothing)."""
     from .fix_facts import pins_requests_232, project_python_files, project_words
-    from .runner import Runner
+    from .runner import CHUNK_SIZE, Runner
 
     folder = cache.folder if cache is not None else None
     words: Dict[str, FrozenSet[bytes]] = {}
@@ -262,8 +262,11 @@ def gather_roots(roots: List[str], cache: Optional[ProjectCache], jobs: int) -> 
         workers = jobs if count >= _POOL_AT_FILES else 1
         items = ((ondisk.text(path), roots[number], signature) for path, number, signature
                  in ondisk.rows(db, "SELECT path, root, signature FROM todo ORDER BY n"))
+        # Chunks four times the default: most files take a read and a byte search, and a chunk's round trip to
+        # a worker cost more than that.
         for (path, root, signature), found in _each_with(items, lambda each: Runner(
-                patch_job, (folder, words), lambda item: (), workers).run(item[:2] for item in each)):
+                patch_job, (folder, words), lambda item: (), workers, chunk_size=4 * CHUNK_SIZE).run(
+                    item[:2] for item in each)):
             patched[root].update(found)
             memos[root].put(path, pickle.loads(signature), "", found)
         for memo in memos.values():

@@ -168,11 +168,16 @@ class Targets:
         self.own_only = own_only
 
     def __iter__(self) -> Iterator[Any]:
+        return (target for target, _ in self.with_absolute())
+
+    def with_absolute(self) -> Iterator[Tuple[Any, str]]:
+        """Each target with its absolute path (held beside it: worked out again, it cost a `getcwd` each)."""
         where = "WHERE own = 1 " if self.own_only else ""
         for row in ondisk.rows(self.table.db, f"{_ROW} {where}{_ORDER}"):
-            if self.done and text(row[4]) in self.done:
+            absolute = text(row[4])
+            if self.done and absolute in self.done:
                 continue
-            yield self.table._target(row)
+            yield self.table._target(row), absolute
 
     def __len__(self) -> int:
         if not self.done and not self.own_only:

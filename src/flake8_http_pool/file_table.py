@@ -146,22 +146,15 @@ class Modules:
     def state(self, paths: Sequence[str]) -> Dict[str, Tuple[Any, Optional[str]]]:
         """Path -> (settings key, content hash) of each of `paths` (absolute) that is one of these."""
         found: Dict[str, Tuple[Any, Optional[str]]] = {}
-        for start in range(0, len(paths), _IN_AT_ONCE):
-            part = [blob(path) for path in paths[start:start + _IN_AT_ONCE]]
-            marks = ",".join("?" * len(part))
-            for absolute, key, digest in self.db.execute(
-                    "SELECT files.absolute, files.key, outcomes.digest FROM files JOIN outcomes USING (n) WHERE "
-                    f"files.kind = 'python' AND outcomes.place != 'other' AND files.absolute IN ({marks})", part):
-                found.setdefault(text(absolute), (self.table.keys[key], digest))
+        for absolute, key, digest in ondisk.rows_in(
+                self.db, "SELECT files.absolute, files.key, outcomes.digest FROM files JOIN outcomes USING (n) WHERE "
+                         "files.kind = 'python' AND outcomes.place != 'other' AND files.absolute IN ({marks})", paths):
+            found.setdefault(text(absolute), (self.table.keys[key], digest))
         return found
 
     def one(self, path: str) -> Tuple[Any, Optional[str]]:
         """(settings key, content hash) of one of these."""
         return self.state([path])[path]
-
-
-# SQLite's default limit on a statement's parameters is 999 (before 3.32).
-_IN_AT_ONCE = 500
 
 
 def _dumped(report: Any) -> Optional[bytes]:

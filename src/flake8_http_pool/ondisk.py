@@ -83,6 +83,18 @@ def rows(connection: sqlite3.Connection, sql: str, parameters: Sequence[Any] = (
         cursor.close()
 
 
+# SQLite's default limit on a statement's parameters is 999 (before 3.32).
+IN_AT_ONCE = 500
+
+
+def rows_in(connection: sqlite3.Connection, sql: str, paths: Sequence[str]) -> Iterator[Tuple[Any, ...]]:
+    """The rows of `sql` for `paths`, whose `{marks}` is where their list of `?` goes (`... absolute IN
+    ({marks})`), the paths given as `blob`s at most IN_AT_ONCE to a statement."""
+    for start in range(0, len(paths), IN_AT_ONCE):
+        part = [blob(path) for path in paths[start:start + IN_AT_ONCE]]
+        yield from connection.execute(sql.format(marks=",".join("?" * len(part))), part)
+
+
 def batches(items: Iterable[Any], size: int = BATCH) -> Iterator[List[Any]]:
     """`items` in lists of `size` (the last one shorter)."""
     batch: List[Any] = []

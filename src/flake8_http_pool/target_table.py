@@ -100,11 +100,8 @@ class TargetTable(ondisk.RunFiles):
     def get_many(self, paths: Sequence[str]) -> Dict[str, Any]:
         """Absolute path -> target, for those of `paths` (absolute) that are targets."""
         found: Dict[str, Any] = {}
-        for start in range(0, len(paths), _IN_AT_ONCE):
-            part = [blob(path) for path in paths[start:start + _IN_AT_ONCE]]
-            marks = ",".join("?" * len(part))
-            for row in self.db.execute(_ROW + f" WHERE absolute IN ({marks}) ORDER BY n", part):
-                found.setdefault(text(row[4]), self._target(row))
+        for row in ondisk.rows_in(self.db, _ROW + " WHERE absolute IN ({marks}) ORDER BY n", paths):
+            found.setdefault(text(row[4]), self._target(row))
         return found
 
     def keys_by_path(self) -> "KeysByPath":
@@ -145,18 +142,13 @@ class TargetTable(ondisk.RunFiles):
     def planned_many(self, paths: Sequence[str]) -> Dict[str, Any]:
         """Absolute path -> the plan kept (None: it changes nothing) or `NOT_PLANNED`, for each of `paths`."""
         found: Dict[str, Any] = {path: NOT_PLANNED for path in paths}
-        for start in range(0, len(paths), _IN_AT_ONCE):
-            part = [blob(path) for path in paths[start:start + _IN_AT_ONCE]]
-            marks = ",".join("?" * len(part))
-            for absolute, result in self.db.execute(
-                    f"SELECT absolute, result FROM planned WHERE absolute IN ({marks})", part):
-                found[text(absolute)] = None if result is None else pickle.loads(result)
+        for absolute, result in ondisk.rows_in(
+                self.db, "SELECT absolute, result FROM planned WHERE absolute IN ({marks})", paths):
+            found[text(absolute)] = None if result is None else pickle.loads(result)
         return found
 
 
 NOT_PLANNED = _MISSING
-# SQLite's default limit on a statement's parameters is 999 (before 3.32).
-_IN_AT_ONCE = 500
 
 
 class Targets:
@@ -235,11 +227,9 @@ class KeysByPath:
     def keyed(self, paths: Iterable[str]) -> Iterator[Tuple[str, Any]]:
         """(path, key) of each of `paths`, looked up a batch at a time (parallel_gate's items)."""
         keys = self.table.keys
-        for part in ondisk.batches(paths, _IN_AT_ONCE):
-            marks = ",".join("?" * len(part))
-            found = {text(absolute): keys[key] for absolute, key in self.table.db.execute(
-                f"SELECT absolute, key FROM targets WHERE absolute IN ({marks}) ORDER BY n DESC",
-                [blob(path) for path in part])}
+        for part in ondisk.batches(paths, ondisk.IN_AT_ONCE):
+            found = {text(absolute): keys[key] for absolute, key in ondisk.rows_in(
+                self.table.db, "SELECT absolute, key FROM targets WHERE absolute IN ({marks}) ORDER BY n DESC", part)}
             for path in part:
                 yield path, found.get(path)
 

@@ -908,7 +908,9 @@ class _Names:
 
     def __init__(self, paths: Any, places: Iterable[Tuple[str, Optional[str]]], jobs: int,
                  on_disk: bool = True) -> None:
-        self.paths = paths if isinstance(paths, _RunPaths) else _RunPaths(list(paths))
+        from .project_run import RunPaths
+
+        self.paths = RunPaths.of(paths)
         self.places = places  # gone through only when a plan first asks: most runs never do
         self.jobs = jobs
         self.on_disk = on_disk
@@ -918,7 +920,9 @@ class _Names:
     @classmethod
     def of_table(cls, table: Any, jobs: int) -> "_Names":
         """For the targets of a run (target_table.TargetTable)."""
-        return cls(_RunPaths(table), ((os.path.dirname(absolute), None if t.explicit else t.root)
+        from .project_run import RunPaths
+
+        return cls(RunPaths(table), ((os.path.dirname(absolute), None if t.explicit else t.root)
                                       for t, absolute in table.all().with_absolute()), jobs)
 
     @classmethod
@@ -937,7 +941,7 @@ class _Names:
         if self.outside is None:
             roots = {project_root(folder, walked) for folder, walked in sorted(set(self.places), key=str)}
             self.outside = the_rest_of(sorted(root for root in roots if root is not None), self.paths)
-        found = names_named(self.paths if self.on_disk else (), new, self.outside, jobs=self.jobs)  # type: ignore
+        found = names_named(self.paths if self.on_disk else (), new, self.outside, jobs=self.jobs)
         self.current = self.current.answered(found.twice if self.on_disk else found.outside, new, found.outside)
 
     def answering(self, call: Callable[[], Any]) -> Any:
@@ -996,41 +1000,18 @@ class _Names:
 
 
 def the_rest_of(roots: Iterable[str], paths: Any) -> List[str]:
-    """The Python files of the projects at `roots` that are not among `paths` (a _RunPaths, or paths), as the
-    flake8 plugin lists a project's files, but with no exclude: a module `--exclude` leaves out may still call a
-    function."""
+    """The Python files of the projects at `roots` that are not among `paths` (a project_run.RunPaths, or
+    paths), as the flake8 plugin lists a project's files, but with no exclude: a module `--exclude` leaves out
+    may still call a function."""
     from .plugin_project import project_files
     from .project_cache import CACHE_DIR_NAME
+    from .project_run import RunPaths
 
-    given = paths if isinstance(paths, _RunPaths) else _RunPaths(list(paths))
+    given = RunPaths.of(paths)
     rest: Set[str] = set()
     for root in roots:
         rest.update(path for path in project_files(root, (), CACHE_DIR_NAME) if path not in given)
     return sorted(rest)
-
-
-class _RunPaths:
-    """The files of a run, as names_named and the_rest_of ask of them: each absolute path once, sorted, and
-    whether a path is one of them; from a list of paths, or from the run's target_table.TargetTable (whose
-    paths are not copied into memory)."""
-
-    def __init__(self, paths: Any) -> None:
-        from .target_table import TargetTable
-
-        self.table = paths if isinstance(paths, TargetTable) else None
-        self._unique = None if self.table is not None else sorted({os.path.abspath(path) for path in paths})
-        self._set = None if self._unique is None else set(self._unique)
-
-    def sorted(self) -> Iterator[str]:
-        return self.table.absolute_paths(sort=True) if self.table is not None else iter(self._unique or ())
-
-    def __len__(self) -> int:
-        return len(self.table.keys_by_path()) if self.table is not None else len(self._unique or ())
-
-    def __contains__(self, path: object) -> bool:
-        if self.table is not None:
-            return isinstance(path, str) and self.table.holds(path)
-        return path in (self._set or ())
 
 
 def _has_unpooled_calls(target: FixTarget, overrides: Any) -> bool:

@@ -11,7 +11,7 @@ import os
 import re
 from collections import Counter
 from itertools import chain
-from typing import Any, Callable, Dict, FrozenSet, NamedTuple, Optional, Sequence, Set, Tuple
+from typing import Any, Callable, Dict, FrozenSet, Iterator, NamedTuple, Optional, Sequence, Set, Tuple
 
 from .engine import ModuleSeeds
 
@@ -76,8 +76,37 @@ class NamedWords(NamedTuple):
     outside: FrozenSet[str]
 
 
-def names_named(paths: Sequence[str], names: FrozenSet[str], outside: Sequence[str] = (), max_size: int = 0,
-                jobs: int = 1) -> NamedWords:
+class RunPaths:
+    """The files of a run, as names_named and the_rest_of ask of them: each absolute path once, sorted, and
+    whether a path is one of them; from a list of paths, or from the run's target_table.TargetTable (whose
+    paths are not copied into memory)."""
+
+    @classmethod
+    def of(cls, paths: Any) -> "RunPaths":
+        """`paths` as a RunPaths (they may be one already)."""
+        return paths if isinstance(paths, RunPaths) else cls(paths)
+
+    def __init__(self, paths: Any) -> None:
+        from .target_table import TargetTable
+
+        self.table = paths if isinstance(paths, TargetTable) else None
+        self._unique = None if self.table is not None else sorted({os.path.abspath(path) for path in paths})
+        self._set = None if self._unique is None else set(self._unique)
+
+    def sorted(self) -> Iterator[str]:
+        return self.table.absolute_paths(sort=True) if self.table is not None else iter(self._unique or ())
+
+    def __len__(self) -> int:
+        return len(self.table.keys_by_path()) if self.table is not None else len(self._unique or ())
+
+    def __contains__(self, path: object) -> bool:
+        if self.table is not None:
+            return isinstance(path, str) and self.table.holds(path)
+        return path in (self._set or ())
+
+
+def names_named(paths: "Sequence[str] | RunPaths", names: FrozenSet[str], outside: Sequence[str] = (),
+                max_size: int = 0, jobs: int = 1) -> NamedWords:
     """Of `names` (the defs and classes a planner asked about, fix_facts.NamesElsewhere), those that more than
     one file of `paths` and `outside` holds as a word (the file defining a name holds it, so a second one names
     it elsewhere), and those that a file of `outside` holds: `paths` are the run's files, `outside` the rest of
@@ -96,18 +125,13 @@ def names_named(paths: Sequence[str], names: FrozenSet[str], outside: Sequence[s
     unsure = frozenset(name for name in names if not name.isascii())
     twice, beyond = set(unsure), set(unsure)
     if wanted:
-        if hasattr(paths, "sorted"):  # the run's files, held on disk (fix_command._RunPaths)
-            unique: Any = paths
-            mine: Any = paths
-        else:
-            unique = sorted({os.path.abspath(p) for p in paths})
-            mine = set(unique)
-        others = sorted({os.path.abspath(p) for p in outside if os.path.abspath(p) not in mine})
+        mine = RunPaths.of(paths)
+        others = sorted({absolute for absolute in map(os.path.abspath, outside) if absolute not in mine})
         counts: "Counter[bytes]" = Counter()  # per name, how many files hold it
         outside_counts: "Counter[bytes]" = Counter()  # per name, how many files outside the run hold it
         # Outside first: there one file is enough to settle a name.
-        everything = chain(others, unique.sorted() if unique is paths else unique)
-        workers = jobs if len(others) + len(unique) >= POOL_AT_FILES else 1
+        everything = chain(others, mine.sorted())
+        workers = jobs if len(others) + len(mine) >= POOL_AT_FILES else 1
         found_in = Runner(_named_job, (wanted, max_size), lambda path: (), workers).run(everything)
         try:
             for index, found in enumerate(found_in):

@@ -374,7 +374,7 @@ def _planning_first(table: Any, shared: Tuple[Any, ...], cache: Any, jobs: int, 
         table.db.execute("CREATE TEMP TABLE rest(n INTEGER PRIMARY KEY, path BLOB NOT NULL)")
 
         def items() -> Iterator[Tuple[str, FixTarget, bool]]:
-            for part in ondisk.batches(paths, 512):
+            for part in ondisk.batches(paths, ondisk.IN_AT_ONCE):
                 found = table.get_many(part)
                 for path in part:
                     yield path, found[path], own is None or path in own
@@ -452,7 +452,7 @@ def _planned_or_run(targets: Iterable[FixTarget], planned: Any,
 
     def with_kept() -> Iterator[Tuple[FixTarget, Optional[FileFixResult]]]:
         """Each target, with its plan when that is its result (the plans looked up a batch at a time)."""
-        for part in ondisk.batches(_with_absolute(targets), 512):
+        for part in ondisk.batches(_with_absolute(targets), ondisk.IN_AT_ONCE):
             plans = planned.planned_many([absolute for _, absolute in part]) if planned is not None else {}
             for target, absolute in part:
                 result = plans.get(absolute, NOT_PLANNED)

@@ -513,7 +513,7 @@ def project_results(table: Any, overrides: Any, cache: Optional[ProjectCache], j
             asked: Dict[str, Tuple[Any, Tuple[str, ...], Tuple[Any, Any]]] = {}
 
             def wanted() -> Iterator[Tuple[str, Any]]:
-                for part in ondisk.batches(paths, 512):
+                for part in ondisk.batches(paths, ondisk.IN_AT_ONCE):
                     state = modules.state(part)
                     for path in part:
                         key, digest = state[path]

@@ -10,11 +10,11 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import List
+from typing import Callable, List
 
 import pytest
 
-from flake8_http_pool import ondisk
+from flake8_http_pool import ondisk, target_table
 from flake8_http_pool.discovery import PYTHON, Candidate
 from flake8_http_pool.file_table import FileTable
 from flake8_http_pool.fix_command import FixTarget
@@ -49,6 +49,41 @@ def test_pages_let_the_reader_write_to_the_table_it_reads() -> None:
         db.execute("UPDATE t SET v = ? WHERE n = ?", (-v, n))
     assert seen == list(range(count))
     assert [row[0] for row in db.execute("SELECT v FROM t ORDER BY n")] == [-v for v in range(count)]
+
+
+def _sqlite_memory_used() -> "Callable[[], int]":
+    """SQLite's own count of the memory it holds, from the library this process loaded (skipped where Python
+    carries its own copy of SQLite inside the module, with no library to ask)."""
+    import ctypes
+
+    with open("/proc/self/maps") if os.path.exists("/proc/self/maps") else open(os.devnull) as maps:
+        libraries = sorted({line.split()[-1] for line in maps if "libsqlite3" in line})
+    if not libraries:
+        pytest.skip("SQLite is not a shared library this process loaded")
+    used = ctypes.CDLL(libraries[0]).sqlite3_memory_used
+    used.restype = ctypes.c_int64
+    return lambda: int(used())
+
+
+def test_temp_tables_keep_to_the_cache_size_asked() -> None:
+    # Setting temp_store after the TEMP cache size dropped that size: TEMP tables then had SQLite's 2 MiB
+    # default, whatever CACHE_KIB said.
+    used = _sqlite_memory_used()
+    db = ondisk.database()
+    db.execute("CREATE TEMP TABLE t(n INTEGER PRIMARY KEY, data BLOB)")
+    before = used()
+    ondisk.insert_all(db, "INSERT INTO t(data) VALUES (?)", ((bytes(300),) for _ in range(20000)))  # 6 MB
+    grown = used() - before
+    assert db.execute("SELECT COUNT(*) FROM t").fetchone()[0] == 20000
+    assert grown < (ondisk.CACHE_KIB + 512) * 1024, grown
+
+
+def test_targets_come_in_the_run_s_order_without_a_sort(tmp_path: Path) -> None:
+    # A sort held about 1 MiB of SQLite's memory for as long as its rows were read, and fix reads two at once.
+    table = TargetTable().add([FixTarget(str(tmp_path / "a.py"), str(tmp_path), False, None)])
+    for where in ("", "WHERE own = 1 "):
+        plan = table.db.execute(f"EXPLAIN QUERY PLAN {target_table._ROW} {where}{target_table._ORDER}").fetchall()
+        assert not any("TEMP B-TREE" in row[-1] for row in plan), plan
 
 
 def test_batches_cut_in_lists_of_the_size_asked() -> None:

@@ -36,10 +36,13 @@ def database() -> sqlite3.Connection:
     and no sync (a crash loses the run, never a user's file)."""
     # An empty name is SQLite's private temporary database: a file only it knows, removed when closed.
     connection = sqlite3.connect("", isolation_level=None, check_same_thread=False)
+    # First: changing temp_store drops the TEMP schema, and its cache size with it (it was then SQLite's 2 MiB
+    # default: a run's TEMP tables grew the process by that much whatever was asked).
+    connection.execute("PRAGMA temp_store=FILE")  # sorts and temporary indexes spill to disk too
     connection.execute(f"PRAGMA cache_size=-{CACHE_KIB}")
+    connection.execute(f"PRAGMA temp.cache_size=-{CACHE_KIB}")  # TEMP tables have their own cache
     connection.execute("PRAGMA journal_mode=OFF")
     connection.execute("PRAGMA synchronous=OFF")
-    connection.execute("PRAGMA temp_store=FILE")  # sorts and temporary indexes spill to disk too
     return connection
 
 

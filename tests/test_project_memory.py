@@ -217,3 +217,26 @@ def test_checks_main_process_holds_nothing_per_file(tmp_path: Path) -> None:
     small, large = held(1500), held(6000)
     mapped, solved = [(after - before) / 4500 for before, after in zip(small, large)]
     assert mapped < 100 and solved < 150, (small, large)
+
+
+def test_a_gate_worker_keeps_the_settings_key_of_the_file_it_works_on_only(tmp_path: Path) -> None:
+    """A worker of the gate's phases looks its file's options up by path; it kept the key of every path it was
+    given, 6 MiB in each search worker of a 100,000-file `fix --check`."""
+    from flake8_http_pool import parallel_gate
+    from flake8_http_pool.options import Options
+    from flake8_http_pool.project import Needles
+
+    paths = []
+    for number in range(3):
+        path = tmp_path / f"m{number}.py"
+        path.write_text("import requests\n\n\ndef get_json(url):\n    return requests.get(url).json()\n")
+        paths.append(str(path))
+    shared = (parallel_gate.FixedOptions(Options()), None, False)
+    firsts = [parallel_gate._first_job(shared, (path, "key")) for path in paths]
+    assert all(path in found for path, (found, _) in zip(paths, firsts))  # each read and summarized
+    assert list(parallel_gate._KEYS) == [paths[-1]]
+    caller = tmp_path / "caller.py"
+    caller.write_text("from m0 import get_json\n\nfor url in URLS:\n    get_json(url)\n")
+    found = parallel_gate._search_job((*shared, Needles({"m0": frozenset({"get_json"})}, {})), (str(caller), "key"))
+    assert list(found) == [str(caller)]
+    assert list(parallel_gate._KEYS) == [str(caller)]

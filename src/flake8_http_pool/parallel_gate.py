@@ -88,10 +88,15 @@ def _local_modules(key_of: Callable[[str], Any], source: Source, folder: Optiona
                         findings=findings)
 
 
-# Per worker: the LocalModules of each (source, cache folder, findings), and the settings key of each path
-# it was given.
+# Per worker: the LocalModules of each (source, cache folder, findings), and the settings key of the path it
+# works on. Only that one: kept for every path given, a worker of a 100,000-file search grew by 6 MiB.
 _LOCAL: Dict[Tuple[Source, Optional[str], bool], Any] = {}
 _KEYS: Dict[str, Any] = {}
+
+
+def _working_on(path: str, key: Any) -> None:
+    _KEYS.clear()
+    _KEYS[path] = key
 
 
 def _local(shared: Tuple[Source, Optional[str], bool]) -> Any:
@@ -105,7 +110,7 @@ def _first_job(shared: Tuple[Source, Optional[str], bool], item: Tuple[str, Any]
     from .project import packed
 
     path, key = item
-    _KEYS[path] = key
+    _working_on(path, key)
     found, rest = _local(shared).first([path])
     return {path: packed(summary) for path, summary in found.items()}, rest  # project.Summaries holds them so
 
@@ -116,6 +121,6 @@ def _search_job(shared: Tuple[Source, Optional[str], bool, Any], item: Tuple[str
 
     source, folder, findings, needles = shared
     path, key = item
-    _KEYS[path] = key
+    _working_on(path, key)
     found = _local((source, folder, findings)).search([path], needles)
     return {path: packed(summary) for path, summary in found.items()}

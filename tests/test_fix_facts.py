@@ -86,6 +86,35 @@ def test_is_patched(patched: set, module: str, names: tuple, expected: bool) -> 
     assert FixFacts(patched=frozenset(patched), module=module).is_patched(*names) is expected
 
 
+@pytest.mark.parametrize(
+    "patched, module, names, expected",
+    [
+        ({"pkg.mod.requests.get"}, "pkg.mod", ("requests.get",), True),
+        ({"requests.post"}, "pkg.mod", ("requests.get",), False),
+        ({"pkg.mod.requests.get"}, "mod", ("requests.get",), True),
+    ],
+)
+def test_a_question_asked_before_the_projects_patches_are_known_is_answered_later(
+        patched: set, module: str, names: tuple, expected: bool) -> None:
+    """While a root's patches are pending, a question the module's own patches do not answer yes is noted and
+    answered no; the project's patches, once known, answer it as the whole set would have."""
+    from flake8_http_pool.fix_facts import answered_yes, asked_patches
+
+    asked_patches()
+    own = FixFacts(patched=frozenset({"other.thing"}), module=module, pending="/root")
+    assert own.is_patched(*names) is False
+    assert own.is_patched(*names) is False  # asked twice, noted once
+    asked = asked_patches()
+    assert asked == (("/root", module, names),)
+    assert asked_patches() == ()
+    assert answered_yes(asked, {"/root": (frozenset(patched), False)}) is expected
+    assert FixFacts(patched=frozenset(patched) | own.patched, module=module).is_patched(*names) is expected
+    assert answered_yes(asked, {}) is True  # a root with no answer: planned again
+    # A yes from the module's own patches is final: nothing is noted.
+    assert FixFacts(patched=frozenset({f"{module}.{names[0]}"}), module=module, pending="/root").is_patched(*names)
+    assert asked_patches() == ()
+
+
 def test_moves_follow_the_config_and_unsafe_wins_a_tie() -> None:
     facts = FixFacts(extend_safe=("HTP1",), extend_unsafe=("HTP101",))
     assert facts.moves("HTP103", "unsafe") == "safe"
@@ -284,3 +313,47 @@ def test_a_root_that_is_itself_a_package_keeps_its_own_name_among_the_project_s_
     files = [str(root / "__init__.py"), str(root / "test_it.py")]
     assert module_name(files[0]) == "mypkg"
     assert b"mypkg" in project_words(str(root), files)
+
+
+@pytest.mark.parametrize("files", [6, 240], ids=["in-process", "workers"])
+@pytest.mark.parametrize("patcher", ["in-the-run", "outside-the-run"])
+def test_fix_check_takes_the_projects_patches_from_the_reads_of_its_first_phase(tmp_path: Path, files: int,
+                                                                                patcher: str) -> None:
+    """`fix --check` without a cache takes each file's patches from the read its project model's phase 1
+    makes, and reads the project's other files for them afterwards; a plan that asked about a patch before
+    they were all known is made again when the answer is yes. It must say what `fix --diff` does (which
+    gathers them before it fixes anything), and read the patching file once."""
+    import os
+    import re
+    import subprocess
+    import sys
+
+    (tmp_path / "pyproject.toml").write_text("")
+    app = tmp_path / "app"
+    app.mkdir()
+    for index in range(files):
+        (app / f"client_{index}.py").write_text(
+            f"import requests\n\n\ndef fetch_{index}(urls):\n    for url in urls:\n        requests.get(url)\n")
+    tests = tmp_path / "tests" if patcher == "outside-the-run" else app
+    tests.mkdir(exist_ok=True)
+    # client_0's call is patched by its full path, client_1's as `requests.get` seen from its module.
+    (tests / "test_clients.py").write_text('from unittest import mock\nmock.patch("app.client_0.requests.get")\n'
+                                           'from app import client_1\nmock.patch.object(client_1.requests, "get")\n')
+    log = tmp_path.parent / f"{tmp_path.name}-parsed.txt"
+
+    def run(*arguments: str) -> subprocess.CompletedProcess:
+        log.unlink(missing_ok=True)
+        return subprocess.run([sys.executable, "-m", "flake8_http_pool", "fix", "--unsafe-fixes", "--isolated",
+                               "--no-cache", "--no-progress", "--jobs", "2", *arguments, "app"], cwd=tmp_path,
+                              capture_output=True, text=True, timeout=300,
+                              env=dict(os.environ, FLAKE8_HTTP_POOL_PARSE_LOG=str(log)))
+
+    checked = run("--check")
+    assert checked.returncode == 1, checked.stdout + checked.stderr
+    parsed = [os.path.basename(line) for line in log.read_text().splitlines()]
+    assert parsed.count("test_clients.py (patches)") == 1, parsed
+    would = set(re.findall(r"^would fix (\S+)", checked.stdout, re.MULTILINE))
+    diffed = run("--diff")
+    assert set(re.findall(r"^\+\+\+ (\S+)", diffed.stdout, re.MULTILINE)) == would
+    expected = {os.path.join("app", f"client_{index}.py") for index in range(2, files)}
+    assert would == expected, sorted(would ^ expected)

@@ -65,6 +65,9 @@ class FileFixResult(NamedTuple):
     # Not fixed yet: its plan asked whether the project names these elsewhere (fix_facts.AskNames); nothing of
     # it was written, and it is fixed again once the run knows (_Names).
     asked: FrozenSet[str] = frozenset()
+    # A plan of `fix --check`'s phase 1: what it asked of the project's patches before they were known, taking
+    # no for an answer (fix_facts.FixFacts.pending); it is made again if the project's answer yes to any.
+    asked_patches: Tuple[Tuple[str, str, Tuple[str, ...]], ...] = ()
 
 
 def add_fix_parser(commands: Any) -> argparse.ArgumentParser:
@@ -316,23 +319,27 @@ def _fix_job(shared: Tuple[Any, bool, str, Optional[float], Dict[str, Any]], tar
                     facts, target.seeds)
 
 
-def _planning_job(shared: Tuple[Any, bool, Optional[float], Dict[str, Any], Optional[str]],
-                  item: Tuple[FixTarget, bool]) -> Tuple[Optional[FileFixResult], Optional[bool], Any]:
+def _planning_job(shared: Tuple[Any, bool, Optional[float], Dict[str, Any], Optional[str], Any],
+                  item: Tuple[FixTarget, bool, Tuple[int, ...]]
+                  ) -> Tuple[Optional[FileFixResult], Optional[bool], Any, Optional[Tuple[Any, ...]]]:
     """In a worker, phase 1 of `fix --check`'s project model: (the file's result planned without seeds, the
-    project gate's verdict, None when it cannot be read, and the summary of a module the gate passes).
+    project gate's verdict, None when it cannot be read, the summary of a module the gate passes, and what the
+    file patches under each of its project roots, None when it was not read for them).
 
     The plan is the one `_fix_job` makes for a file the model seeds nothing in, and it comes from the same read
     and parse as the gate and the summary: the plan of such a file (most of them) is then not made again.
-    `item`: the target, and whether it is planned (in a shard, the rest of the project only gets summarized).
+    `item`: the target, whether it is planned (in a shard, the rest of the project only gets summarized), and
+    the numbers of the roots it gives its patches to. `shared` ends with each root's words when the project's
+    patches are gathered from these reads (project_check.PendingPatches), else None.
     """
-    from .fix_facts import know_roots
+    from .fix_facts import asked_patches, file_patch_targets, know_roots
     from .project import packed
     from .project_cache import LocalModules
     from .project_check import _collect, _open
     from .settings import resolved
 
-    overrides, unsafe, timeout, roots, folder = shared
-    target, plan = item
+    overrides, unsafe, timeout, roots, folder, words = shared
+    target, plan, root_numbers = item
     found = resolved(overrides, target.key)
     options = found.options
     path = os.path.abspath(target.path)
@@ -340,26 +347,37 @@ def _planning_job(shared: Tuple[Any, bool, Optional[float], Dict[str, Any], Opti
     model: List[Any] = []
     result = None
     if plan:
-        know_roots(roots)
+        know_roots(roots, pending=words is not None)
         facts = found.fix_facts()._replace(named_elsewhere=NamesElsewhere())
+        asked_patches()  # nothing left over from a file before
         result = fix_file(target.path, options, found.codes, unsafe, CHECK, target.root, target.explicit, timeout,
                           facts, None, model)
+        asked = asked_patches()
+        if asked:
+            result = result._replace(asked_patches=asked)
+    patches = None
+    if root_numbers:
+        data = model[0] if model else None  # this read's bytes, or read again (not read for a plan)
+        patches = tuple((number, targets) for number in root_numbers
+                        for targets in (file_patch_targets(path, words[number], data),) if targets)
     if not model:  # not read for a plan (refused, unreadable, or not planned): phase 1 as the model runs it
         summaries, rest = local.first([path])
         if path in summaries:
             _collect()  # the gate's walk, freed now as a plan's is below
-        return result, True if path in summaries else False if rest else None, packed(summaries.get(path))
+        return result, True if path in summaries else False if rest else None, packed(summaries.get(path)), patches
     data, text, gated, analysis = model
     # Packed (project.Summaries holds it so): the main process held every module's summary as objects.
     summary = packed(local.summary_of_read(path, options, data, text, analysis)) if gated else None
     del model, analysis
     _collect()  # the plan's tree and analysis, freed now (project_check._collect)
-    return result, gated, summary
+    return result, gated, summary, patches
 
 
-def _planning_first(table: Any, shared: Tuple[Any, ...], cache: Any, jobs: int, own: Any) -> Callable[..., Any]:
+def _planning_first(table: Any, shared: Tuple[Any, ...], cache: Any, jobs: int, own: Any,
+                    pending: Any = None) -> Callable[..., Any]:
     """Phase 1 of the project model (project.First) for `fix --check`, run by _planning_job: each file of
-    `own` (None: every file) is planned on the way, its plan kept in `table` (target_table.TargetTable)."""
+    `own` (None: every file) is planned on the way, its plan kept in `table` (target_table.TargetTable).
+    `pending` (project_check.PendingPatches, or None): the project's patches, taken from the same reads."""
     from . import ondisk
     from .project import packed
     from .project_cache import LocalModules
@@ -373,19 +391,22 @@ def _planning_first(table: Any, shared: Tuple[Any, ...], cache: Any, jobs: int, 
                          "NULL, data BLOB)")
         table.db.execute("CREATE TEMP TABLE rest(n INTEGER PRIMARY KEY, path BLOB NOT NULL)")
 
-        def items() -> Iterator[Tuple[str, FixTarget, bool]]:
+        def items() -> Iterator[Tuple[str, Tuple[FixTarget, bool, Tuple[int, ...]]]]:
             for part in ondisk.batches(paths, ondisk.IN_AT_ONCE):
                 found = table.get_many(part)
+                roots_of = pending.roots_of(part) if pending is not None else {}
                 for path in part:
-                    yield path, found[path], own is None or path in own
+                    yield path, (found[path], own is None or path in own, roots_of.get(path, ()))
 
         def outcomes() -> Iterator[Tuple[str, Optional[bool], Any]]:
             workers = jobs if len(paths) >= POOL_AT_FILES else 1
             # Not renewed as check's phase 1 is (runner.RENEW_AFTER): a worker that plans a fix imports libcst,
             # and a new one would import it again.
-            runner = Runner(_numbered_planning, shared, lambda item: (item[0], None, None, None), workers)
+            runner = Runner(_numbered_planning, shared, lambda item: (item[0], None, None, None, None), workers)
             plans: List[Tuple[str, Optional[FileFixResult]]] = []
-            for path, result, gated, summary in runner.run((path, (target, plan)) for path, target, plan in items()):
+            for path, result, gated, summary, patches in runner.run(items()):
+                if patches is not None:
+                    pending.read(path, patches)
                 if result is not None:
                     # Most files have nothing to fix: their plan is made again when it is used (_planned_or_run).
                     plans.append((path, None if result == FileFixResult(result.path) else result))
@@ -429,8 +450,8 @@ class _Gated:
             yield ondisk.text(path), None if none else data
 
 
-def _numbered_planning(shared: Tuple[Any, ...], item: Tuple[str, Tuple[FixTarget, bool]]
-                       ) -> Tuple[str, Optional[FileFixResult], Optional[bool], Any]:
+def _numbered_planning(shared: Tuple[Any, ...], item: Tuple[str, Tuple[FixTarget, bool, Tuple[int, ...]]]
+                       ) -> Tuple[str, Optional[FileFixResult], Optional[bool], Any, Any]:
     return (item[0], *_planning_job(shared, item[1]))
 
 
@@ -443,11 +464,14 @@ def _with_absolute(targets: Iterable[FixTarget]) -> Iterator[Tuple[FixTarget, st
 
 
 def _planned_or_run(targets: Iterable[FixTarget], planned: Any,
-                    run: Callable[[Iterable[FixTarget]], Iterable[FileFixResult]]) -> Iterator[FileFixResult]:
+                    run: Callable[[Iterable[FixTarget]], Iterable[FileFixResult]],
+                    roots: Optional[Dict[str, Any]] = None) -> Iterator[FileFixResult]:
     """Each target's result in order: the plan made in phase 1 (_planning_job; `planned`, the run's
     target_table.TargetTable, or None when nothing was planned) when the project model seeds nothing in the
-    file and the plan asked nothing, else the one `run` gives; closing this closes `run`'s."""
+    file and the plan asked nothing the run's answers (`roots`: the fix facts of its project roots) now tell
+    otherwise, else the one `run` gives; closing this closes `run`'s."""
     from . import ondisk
+    from .fix_facts import answered_yes
     from .target_table import NOT_PLANNED
 
     def with_kept() -> Iterator[Tuple[FixTarget, Optional[FileFixResult]]]:
@@ -460,8 +484,10 @@ def _planned_or_run(targets: Iterable[FixTarget], planned: Any,
                     yield target, None
                 elif result is None:
                     yield target, FileFixResult(target.path)
+                elif result.asked or (result.asked_patches and answered_yes(result.asked_patches, roots or {})):
+                    yield target, None
                 else:
-                    yield target, result if not result.asked else None
+                    yield target, result
 
     results = iter(run(target for target, result in with_kept() if result is None))
     try:
@@ -471,17 +497,22 @@ def _planned_or_run(targets: Iterable[FixTarget], planned: Any,
         _close(results)
 
 
-def _gather_up_front(targets: List[FixTarget], cache: Any, jobs: int) -> Dict[str, Any]:
+def _gather_up_front(targets: List[FixTarget], cache: Any, jobs: int, table: Any = None) -> Tuple[Dict[str, Any], Any]:
     """The fix facts of the targets' projects (fix_facts.know_roots), gathered once for the whole run, in the
     workers, before any file is fixed; in this process they are then known too (fix_across_modules plans with
     them). Left to the file that needs them (gathered where it is fixed) when the run has one target, or when
-    no target can have anything to fix (none names an HTTP library or calls another module's factory)."""
+    no target can have anything to fix (none names an HTTP library or calls another module's factory).
+
+    With `table` (the run's target_table.TargetTable: `fix --check` without a cache), the projects' patches
+    are not gathered here but from phase 1's reads: (the facts but the patches, project_check.PendingPatches).
+    A cache keeps each file's patches by its stat, and a warm run reads none: that run gathers them up front.
+    (the facts, None) else."""
     from .checking import mentions_a_library
     from .fix_facts import know_roots, project_root
-    from .project_check import gather_roots
+    from .project_check import PendingPatches, gather_roots
 
     if len(targets) < 2:
-        return {}
+        return {}, None
 
     def may_fix(target: FixTarget) -> bool:
         if target.seeds is not None and target.seeds.factories:
@@ -493,13 +524,16 @@ def _gather_up_front(targets: List[FixTarget], cache: Any, jobs: int) -> Dict[st
             return False
 
     if not any(may_fix(target) for target in targets):
-        return {}
+        return {}, None
     folders = {(os.path.dirname(absolute), None if t.explicit else t.root) for t, absolute in _with_absolute(targets)}
     roots = {root: None for root in (project_root(folder, walked) for folder, walked in sorted(folders, key=str))
              if root is not None}
+    if table is not None and cache is None:
+        pending = PendingPatches(table.db, list(roots), jobs)
+        return pending.provisional(), pending
     facts = gather_roots(list(roots), cache, jobs)
     know_roots(facts)
-    return facts
+    return facts, None
 
 
 def fix_targets(candidates: Callable[[Iterable[str]], Iterable[Any]], paths: Iterable[str]) -> Iterator[FixTarget]:
@@ -661,12 +695,19 @@ def run_fix(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: Tex
     own = table.own()
     targets: Any = table.all()
     cache = cli.open_project_cache(args, scanned_settings.config, table.paths(), cli._note(stderr))
-    roots = _gather_up_front(targets, cache, jobs)
-    # `fix --check` plans each file the project model seeds nothing in as the model's phase 1 reads it.
+    roots, pending = _gather_up_front(targets, cache, jobs, table if mode == CHECK else None)
+    # `fix --check` plans each file the project model seeds nothing in as the model's phase 1 reads it (and
+    # without a cache, takes the project's patches from that read too).
     first = None if mode != CHECK else _planning_first(
         table, (resolver.overrides, args.unsafe_fixes, args.timeout_per_file, roots,
-                cache.folder if cache is not None else None), cache, jobs, own)
+                cache.folder if cache is not None else None, pending.words if pending is not None else None),
+        cache, jobs, own, pending)
     with_project_seeds(table, resolver.overrides, cli._note(stderr), cache, jobs, first)
+    if pending is not None:
+        from .fix_facts import know_roots
+
+        roots = pending.facts()  # the files phase 1 did not read, read for their patches now
+        know_roots(roots)
     shared = (resolver.overrides, args.unsafe_fixes, mode, args.timeout_per_file, roots)
     names = _Names.of_table(table, jobs)
     # Changes across modules (HTP104's parameter threaded through other modules' callers) are carried out
@@ -679,7 +720,7 @@ def run_fix(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: Tex
         return Runner(_fix_job, shared, _crashed, jobs).run(names.given(some))
 
     results: Iterable[FileFixResult] = names.settled(
-        _chain_results(across, _planned_or_run(targets, table if first is not None else None, run)),
+        _chain_results(across, _planned_or_run(targets, table if first is not None else None, run, roots)),
         lambda path: table.get(os.path.abspath(path)), run)
     try:
         with _stopped_by_signals():

@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 import os
 import re
-from typing import Any, Dict, FrozenSet, Iterable, Iterator, NamedTuple, Optional, Set, Tuple
+from typing import Any, Dict, FrozenSet, Iterable, Iterator, List, NamedTuple, Optional, Set, Tuple
 
 from .bindings import dotted_name
 from .roots import find_project_root
@@ -53,6 +53,11 @@ class FixFacts(NamedTuple):
     # text): a signature change there could break a caller the module's own plan cannot see. None: unknown
     # (the project model did not run); a NamesElsewhere: asked of the project as a planner needs them.
     named_elsewhere: "Optional[FrozenSet[str] | NamesElsewhere]" = None
+    # The project root whose patches are not known yet ("" when they are): `fix --check` plans a file in the
+    # same read as its phase 1 takes the file's patches from (fix_command._planning_job), so the project's are
+    # known only once every file has been read. Meanwhile `patched` holds the module's own, and each question
+    # they do not answer yes is noted (`asked_patches`): the plan stands if the project's answer no too.
+    pending: str = ""
 
     def with_module(self, module: str, tree: Optional[ast.Module]) -> "FixFacts":
         """These facts for one module: its dotted name, and the patches its own text makes."""
@@ -67,20 +72,10 @@ class FixFacts(NamedTuple):
         the module's name is not known, a target ending in `.<name>` whose prefix ends with the module's last
         component matches too.
         """
-        if not self.patched:
-            return False
-        leaf = self.module.rsplit(".", 1)[-1]
-        for name in names:
-            if not name:
-                continue
-            if name in self.patched or (self.module and f"{self.module}.{name}" in self.patched):
-                return True
-            suffix = "." + name
-            for target in self.patched:
-                if target.endswith(suffix):
-                    prefix = target[: -len(suffix)]
-                    if leaf and (prefix == leaf or prefix.endswith("." + leaf)):
-                        return True
+        if patched_among(self.patched, self.module, names):
+            return True
+        if self.pending:
+            _ASKED.append((self.pending, self.module, names))
         return False
 
     def moves(self, code: str, safety: str) -> str:
@@ -95,6 +90,44 @@ class FixFacts(NamedTuple):
 
 
 NO_FACTS = FixFacts()
+
+
+def patched_among(patched: FrozenSet[str], module: str, names: Iterable[str]) -> bool:
+    """FixFacts.is_patched for these patch targets: any target matching any name answers yes."""
+    if not patched:
+        return False
+    leaf = module.rsplit(".", 1)[-1]
+    for name in names:
+        if not name:
+            continue
+        if name in patched or (module and f"{module}.{name}" in patched):
+            return True
+        suffix = "." + name
+        for target in patched:
+            if target.endswith(suffix):
+                prefix = target[: -len(suffix)]
+                if leaf and (prefix == leaf or prefix.endswith("." + leaf)):
+                    return True
+    return False
+
+
+# Per process: the questions about patches asked of facts still pending (FixFacts.pending), as (root, module,
+# names), since `asked_patches` was last called.
+_ASKED: List[Tuple[str, str, Tuple[str, ...]]] = []
+
+
+def asked_patches() -> Tuple[Tuple[str, str, Tuple[str, ...]], ...]:
+    """The questions noted since the last call (FixFacts.pending), each once, in the order they came."""
+    asked = tuple(dict.fromkeys(_ASKED))
+    _ASKED.clear()
+    return asked
+
+
+def answered_yes(asked: Iterable[Tuple[str, str, Tuple[str, ...]]],
+                 roots: Dict[str, Tuple[FrozenSet[str], bool]]) -> bool:
+    """Whether the project's patches, now known (`roots`, as know_roots takes them), answer yes to any of
+    these questions: the plan that took no for them must be made again (as when a root is not in `roots`)."""
+    return any(root not in roots or patched_among(roots[root][0], module, names) for root, module, names in asked)
 
 
 class AskNames(BaseException):
@@ -318,14 +351,17 @@ def project_words(root: str, files: Iterable[str]) -> FrozenSet[bytes]:
     return frozenset(words)
 
 
-def file_patch_targets(path: str, words: Optional[FrozenSet[bytes]] = None) -> Tuple[str, ...]:
+def file_patch_targets(path: str, words: Optional[FrozenSet[bytes]] = None, data: Optional[bytes] = None
+                       ) -> Tuple[str, ...]:
     """The patch targets of one file (none when it fails the byte gate, cannot be read, or does not parse).
-    With `words` (project_words), also none when its text holds none of them: nothing it patches can matter."""
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read(_MAX_BYTES + 1)
-    except OSError:
-        return ()
+    With `words` (project_words), also none when its text holds none of them: nothing it patches can matter.
+    `data`: the whole file, when the caller has read it already."""
+    if data is None:
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read(_MAX_BYTES + 1)
+        except OSError:
+            return ()
     if len(data) > _MAX_BYTES or not may_patch(data):
         return ()
     if words is not None:
@@ -405,12 +441,14 @@ def _lower_bound(specifiers: object) -> Optional[Tuple[int, ...]]:
 def gather_fix_facts(root: str, settings: FixFacts = NO_FACTS) -> FixFacts:
     """The facts of the project rooted at `root`, over `settings` (the config's application and safety lists)."""
     patched, requests_232 = _root_facts(root)
-    return settings._replace(patched=patched, requests_232=requests_232)
+    return settings._replace(patched=patched, requests_232=requests_232, pending=root if root in _PENDING else "")
 
 
 # Per process: the facts of each project root met so far, (patched, requests_232); a run gathers a root once
-# (project_check gathers them in its workers and hands them to the ones that mark fixes: `know_roots`).
+# (project_check gathers them in its workers and hands them to the ones that mark fixes: `know_roots`). Those
+# in _PENDING are known but for the project's patches (FixFacts.pending).
 _ROOTS: Dict[str, Tuple[FrozenSet[str], bool]] = {}
+_PENDING: Set[str] = set()
 
 
 def _root_facts(root: str) -> Tuple[FrozenSet[str], bool]:
@@ -420,9 +458,14 @@ def _root_facts(root: str) -> Tuple[FrozenSet[str], bool]:
     return _ROOTS[root]
 
 
-def know_roots(roots: Dict[str, Tuple[FrozenSet[str], bool]]) -> None:
-    """Take these roots' facts as gathered (by the run, across its workers) for the rest of this process."""
+def know_roots(roots: Dict[str, Tuple[FrozenSet[str], bool]], pending: bool = False) -> None:
+    """Take these roots' facts as gathered (by the run, across its workers) for the rest of this process; with
+    `pending`, all but their patches, which are not known yet (FixFacts.pending)."""
     _ROOTS.update(roots)
+    if pending:
+        _PENDING.update(roots)
+    else:
+        _PENDING.difference_update(roots)
 
 
 def project_root(path: str, walked_root: Optional[str] = None) -> Optional[str]:

@@ -276,16 +276,87 @@ def gather_roots(roots: List[str], cache: Optional[ProjectCache], jobs: int) -> 
     return {root: (frozenset(patched[root]), pins_requests_232(root)) for root in roots}
 
 
-def _listed(db: Any, paths: Iterable[str], root: int) -> Iterator[str]:
-    """`paths`, each written to the table `files` of `db` under `root` as it goes by (a batch at a time)."""
+def _listed(db: Any, paths: Iterable[str], root: int, table: str = "files") -> Iterator[str]:
+    """`paths`, each written to `table` of `db` under `root` as it goes by (a batch at a time)."""
+    sql = f"INSERT INTO {table}(path, root) VALUES (?, ?)"
     batch: List[Tuple[bytes, int]] = []
     for path in paths:
         batch.append((ondisk.blob(path), root))
         if len(batch) >= ondisk.BATCH:
-            ondisk.insert_all(db, "INSERT INTO files(path, root) VALUES (?, ?)", batch)
+            ondisk.insert_all(db, sql, batch)
             batch = []
         yield path
-    ondisk.insert_all(db, "INSERT INTO files(path, root) VALUES (?, ?)", batch)
+    ondisk.insert_all(db, sql, batch)
+
+
+class PendingPatches:
+    """The fix facts of a run's project roots as `fix --check` gathers them: each file its phase 1 reads gives
+    its patches from that read (fix_command._planning_job), and the roots' other files are read for them
+    afterwards (`facts`). gather_roots read every file once more, up front: a fifth of `fix --check`'s time.
+
+    The roots' files are listed as gather_roots lists them, in `db` (the run's target table's), each with the
+    roots whose walk meets it: a file gives its patches to each of them, under that root's words."""
+
+    def __init__(self, db: Any, roots: List[str], jobs: int) -> None:
+        from .fix_facts import pins_requests_232, project_python_files, project_words
+
+        self.db, self.roots, self.jobs = db, roots, jobs
+        db.execute("CREATE TEMP TABLE root_files(n INTEGER PRIMARY KEY, path BLOB NOT NULL, root INTEGER NOT NULL, "
+                   "read INTEGER NOT NULL DEFAULT 0)")
+        alike: Dict[FrozenSet[bytes], FrozenSet[bytes]] = {}  # roots with the same words share one set of them
+        words = []
+        for number, root in enumerate(roots):
+            found = project_words(root, _listed(db, project_python_files(root), number, "root_files"))
+            words.append(alike.setdefault(found, found))
+        db.execute("CREATE INDEX root_files_path ON root_files(path)")
+        self.words: Tuple[FrozenSet[bytes], ...] = tuple(words)
+        self.pins = [pins_requests_232(root) for root in roots]
+        self.patched: List[Set[str]] = [set() for _ in roots]
+        self._read: List[bytes] = []
+        self._known: Optional[Dict[str, Tuple[FrozenSet[str], bool]]] = None
+
+    def provisional(self) -> Dict[str, Tuple[FrozenSet[str], bool]]:
+        """The roots' facts but their patches (fix_facts.know_roots with `pending`)."""
+        return {root: (frozenset(), pins) for root, pins in zip(self.roots, self.pins)}
+
+    def roots_of(self, paths: List[str]) -> Dict[str, Tuple[int, ...]]:
+        """Absolute path -> the numbers of the roots whose walk meets it, for those of `paths` any does."""
+        found: Dict[str, Tuple[int, ...]] = {}
+        for path, root in ondisk.rows_in(self.db, "SELECT path, root FROM root_files WHERE path IN ({marks}) "
+                                                  "ORDER BY n", paths):
+            found[ondisk.text(path)] = found.get(ondisk.text(path), ()) + (root,)
+        return found
+
+    def read(self, path: str, patches: Iterable[Tuple[int, Tuple[str, ...]]]) -> None:
+        """The file at `path` (absolute) was read: what it patches under each of its roots."""
+        for number, targets in patches:
+            self.patched[number].update(targets)
+        self._read.append(ondisk.blob(path))
+        if len(self._read) >= ondisk.BATCH:
+            self._flush()
+
+    def _flush(self) -> None:
+        ondisk.insert_all(self.db, "UPDATE root_files SET read = 1 WHERE path = ?", ((path,) for path in self._read))
+        self._read = []
+
+    def facts(self) -> Dict[str, Tuple[FrozenSet[str], bool]]:
+        """Each root's facts, (patched, requests_232): the files not read yet are read for them now, once."""
+        from .runner import CHUNK_SIZE, Runner
+
+        if self._known is None:
+            self._flush()
+            count = self.db.execute("SELECT COUNT(*) FROM root_files WHERE read = 0").fetchone()[0]
+            items = ((ondisk.text(path), self.roots[number]) for path, number in ondisk.rows(
+                self.db, "SELECT path, root FROM root_files WHERE read = 0 ORDER BY n"))
+            words = dict(zip(self.roots, self.words))
+            number_of = {root: number for number, root in enumerate(self.roots)}
+            runner = Runner(patch_job, (None, words), lambda item: (), self.jobs if count >= _POOL_AT_FILES else 1,
+                            chunk_size=4 * CHUNK_SIZE)
+            for (_, root), found in _each_with(items, runner.run):
+                self.patched[number_of[root]].update(found)
+            self._known = {root: (frozenset(patched), pins)
+                           for root, patched, pins in zip(self.roots, self.patched, self.pins)}
+        return self._known
 
 
 def _each_with(items: Iterable[Any], results_of: Callable[[Iterable[Any]], Iterable[Any]]

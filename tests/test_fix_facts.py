@@ -357,3 +357,32 @@ def test_fix_check_takes_the_projects_patches_from_the_reads_of_its_first_phase(
     assert set(re.findall(r"^\+\+\+ (\S+)", diffed.stdout, re.MULTILINE)) == would
     expected = {os.path.join("app", f"client_{index}.py") for index in range(2, files)}
     assert would == expected, sorted(would ^ expected)
+
+
+@pytest.mark.parametrize("gathered", ["up-front", "after-phase-1"])
+def test_a_file_whose_worker_dies_reading_it_for_patches_is_read_in_the_main_process(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, gathered: str) -> None:
+    """A worker that dies reading a file for patches (a crash in C, the OOM killer) cost that file's patches:
+    taken as none, a fix the file's mock would no longer see was offered. The file is read again here."""
+    import os
+
+    from flake8_http_pool import ondisk, project_check
+
+    (tmp_path / "pyproject.toml").write_text("")
+    for index in range(project_check._POOL_AT_FILES + 20):  # enough files for a pool of workers
+        (tmp_path / f"client_{index}.py").write_text(f"import requests\n\nrequests.get({index})\n")
+    (tmp_path / "test_clients.py").write_text('from unittest import mock\nmock.patch("client_0.requests.get")\n')
+    main, real = os.getpid(), project_check.patch_job
+
+    def dies_on_the_test_file(shared: tuple, item: tuple) -> tuple:
+        if os.getpid() != main and item[0].endswith("test_clients.py"):
+            os._exit(1)
+        return real(shared, item)
+
+    monkeypatch.setattr(project_check, "patch_job", dies_on_the_test_file)
+    root = str(tmp_path)
+    if gathered == "up-front":
+        facts = project_check.gather_roots([root], None, 2)
+    else:  # fix --check's: nothing read in phase 1 here, so every file is read for its patches afterwards
+        facts = project_check.PendingPatches(ondisk.database(), [root], 2).facts()
+    assert "client_0.requests.get" in facts[root][0]

@@ -198,6 +198,13 @@ def patch_job(shared: Any, item: Tuple[str, str]) -> Tuple[str, ...]:
     return file_patch_targets(path, words[root])
 
 
+def _patches_here(shared: Any, item: Tuple[str, str]) -> Tuple[str, ...]:
+    """The patch targets of a file whose worker died reading it, read in this process. Taken as none (as they
+    were), a patch there that a fix would bypass went unseen, and the fix was offered; if the read kills this
+    process too, the run stops before it has fixed anything."""
+    return patch_job(shared, item)
+
+
 def mark_job(shared: Any, item: Tuple[Any, Any, Optional[str]]) -> Any:
     """In a worker: a Python file's findings marked with the fix `fix` would make at each (reporting.annotate),
     with the project facts the run gathered."""
@@ -263,10 +270,11 @@ def gather_roots(roots: List[str], cache: Optional[ProjectCache], jobs: int) -> 
         items = ((ondisk.text(path), roots[number], signature) for path, number, signature
                  in ondisk.rows(db, "SELECT path, root, signature FROM todo ORDER BY n"))
         # Chunks four times the default: most files take a read and a byte search, and a chunk's round trip to
-        # a worker cost more than that.
+        # a worker cost more than that. A file whose worker died is read here (_patches_here).
+        shared = (folder, words)
         for (path, root, signature), found in _each_with(items, lambda each: Runner(
-                patch_job, (folder, words), lambda item: (), workers, chunk_size=4 * CHUNK_SIZE).run(
-                    item[:2] for item in each)):
+                patch_job, shared, lambda item: _patches_here(shared, item), workers,
+                chunk_size=4 * CHUNK_SIZE).run(item[:2] for item in each)):
             patched[root].update(found)
             memos[root].put(path, pickle.loads(signature), "", found)
         for memo in memos.values():
@@ -350,8 +358,9 @@ class PendingPatches:
                 self.db, "SELECT path, root FROM root_files WHERE read = 0 ORDER BY n"))
             words = dict(zip(self.roots, self.words))
             number_of = {root: number for number, root in enumerate(self.roots)}
-            runner = Runner(patch_job, (None, words), lambda item: (), self.jobs if count >= _POOL_AT_FILES else 1,
-                            chunk_size=4 * CHUNK_SIZE)
+            shared = (None, words)
+            runner = Runner(patch_job, shared, lambda item: _patches_here(shared, item),
+                            self.jobs if count >= _POOL_AT_FILES else 1, chunk_size=4 * CHUNK_SIZE)
             for (_, root), found in _each_with(items, runner.run):
                 self.patched[number_of[root]].update(found)
             self._known = {root: (frozenset(patched), pins)

@@ -66,7 +66,7 @@ class FileFixResult(NamedTuple):
     # it was written, and it is fixed again once the run knows (_Names).
     asked: FrozenSet[str] = frozenset()
     # A plan of `fix --check`'s phase 1: what it asked of the project's patches before they were known, taking
-    # no for an answer (fix_facts.FixFacts.pending); it is made again if the project's answer yes to any.
+    # no for an answer (fix_facts.FixFacts.pending); it is made again if the project's patches answer yes to any.
     asked_patches: Tuple[Tuple[str, str, Tuple[str, ...]], ...] = ()
 
 

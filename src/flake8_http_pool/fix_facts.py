@@ -56,7 +56,7 @@ class FixFacts(NamedTuple):
     # The project root whose patches are not known yet ("" when they are): `fix --check` plans a file in the
     # same read as its phase 1 takes the file's patches from (fix_command._planning_job), so the project's are
     # known only once every file has been read. Meanwhile `patched` holds the module's own, and each question
-    # they do not answer yes is noted (`asked_patches`): the plan stands if the project's answer no too.
+    # they do not answer yes is noted (`asked_patches`): the plan stands if the project's patches answer no too.
     pending: str = ""
 
     def with_module(self, module: str, tree: Optional[ast.Module]) -> "FixFacts":

@@ -300,7 +300,7 @@ def _listed(db: Any, paths: Iterable[str], root: int, table: str = "files") -> I
 class PendingPatches:
     """The fix facts of a run's project roots as `fix --check` gathers them: each file its phase 1 reads gives
     its patches from that read (fix_command._planning_job), and the roots' other files are read for them
-    afterwards (`facts`). gather_roots read every file once more, up front: a fifth of `fix --check`'s time.
+    afterwards (`facts`). gather_roots read every file once more, up front: 1.3 s of the 10,000-file tree's 5.5 s.
 
     The roots' files are listed as gather_roots lists them, in `db` (the run's target table's), each with the
     roots whose walk meets it: a file gives its patches to each of them, under that root's words."""

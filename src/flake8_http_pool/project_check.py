@@ -187,9 +187,9 @@ def seeded_job(shared: Any, candidate: Any) -> Any:
     return _python_result(candidate.path, settings, _open(folder), seeds=candidate.hot)[0]
 
 
-def patch_job(shared: Any, item: Tuple[str, str]) -> Tuple[str, ...]:
+def patch_job(shared: Any, item: Tuple[str, Any]) -> Tuple[str, ...]:
     """In a worker: the patch targets of one file of a project (fix_facts.file_patch_targets), given the words
-    of its root (`item`: the path and its root)."""
+    of its root (`item`: the path and what the shared words are looked up by, its root or the root's number)."""
     from .fix_facts import file_patch_targets
 
     folder, words = shared
@@ -198,11 +198,14 @@ def patch_job(shared: Any, item: Tuple[str, str]) -> Tuple[str, ...]:
     return file_patch_targets(path, words[root])
 
 
-def _patches_here(shared: Any, item: Tuple[str, str]) -> Tuple[str, ...]:
-    """The patch targets of a file whose worker died reading it, read in this process. Taken as none (as they
-    were), a patch there that a fix would bypass went unseen, and the fix was offered; if the read kills this
-    process too, the run stops before it has fixed anything."""
-    return patch_job(shared, item)
+def _patch_runner(shared: Any, workers: int) -> Any:
+    """A runner of patch_job. Chunks four times the default: most files take a read and a byte search, and a
+    chunk's round trip to a worker cost more than that. A file whose worker died is read in this process:
+    taken as none (as its patches were), a patch there that a fix would bypass went unseen and the fix was
+    offered; if the read kills this process too, the run stops before it has fixed anything."""
+    from .runner import CHUNK_SIZE, Runner
+
+    return Runner(patch_job, shared, lambda item: patch_job(shared, item), workers, chunk_size=4 * CHUNK_SIZE)
 
 
 def mark_job(shared: Any, item: Tuple[Any, Any, Optional[str]]) -> Any:
@@ -234,21 +237,16 @@ def gather_roots(roots: List[str], cache: Optional[ProjectCache], jobs: int) -> 
 
     The roots' files are walked, not listed in memory: the files to read are listed on disk (ondisk.py), and
     only the targets found are kept (most files patch nothing)."""
-    from .fix_facts import pins_requests_232, project_python_files, project_words
-    from .runner import CHUNK_SIZE, Runner
+    from .fix_facts import pins_requests_232
 
     folder = cache.folder if cache is not None else None
-    words: Dict[str, FrozenSet[bytes]] = {}
-    alike: Dict[FrozenSet[bytes], FrozenSet[bytes]] = {}  # roots with the same words share one set of them
     db = ondisk.database()
     try:
         # Each root walked once: its files listed on disk as its words are found.
         db.execute("CREATE TABLE files(n INTEGER PRIMARY KEY, path BLOB NOT NULL, root INTEGER NOT NULL)")
         db.execute("CREATE TABLE todo(n INTEGER PRIMARY KEY, path BLOB NOT NULL, root INTEGER NOT NULL, "
                    "signature BLOB)")
-        for number, root in enumerate(roots):
-            found = project_words(root, _listed(db, project_python_files(root), number))
-            words[root] = alike.setdefault(found, found)
+        words = dict(zip(roots, _listed_roots(db, roots, "files")))
         # A file's targets are kept under its root's words: a module added under a new name may make a test's
         # patches matter that did not before.
         memos = {root: StatMemo(cache, "r", _root_key(root, words[root])) for root in roots}
@@ -269,12 +267,8 @@ def gather_roots(roots: List[str], cache: Optional[ProjectCache], jobs: int) -> 
         workers = jobs if count >= _POOL_AT_FILES else 1
         items = ((ondisk.text(path), roots[number], signature) for path, number, signature
                  in ondisk.rows(db, "SELECT path, root, signature FROM todo ORDER BY n"))
-        # Chunks four times the default: most files take a read and a byte search, and a chunk's round trip to
-        # a worker cost more than that. A file whose worker died is read here (_patches_here).
-        shared = (folder, words)
-        for (path, root, signature), found in _each_with(items, lambda each: Runner(
-                patch_job, shared, lambda item: _patches_here(shared, item), workers,
-                chunk_size=4 * CHUNK_SIZE).run(item[:2] for item in each)):
+        for (path, root, signature), found in _each_with(items, lambda each: _patch_runner(
+                (folder, words), workers).run(item[:2] for item in each)):
             patched[root].update(found)
             memos[root].put(path, pickle.loads(signature), "", found)
         for memo in memos.values():
@@ -284,7 +278,20 @@ def gather_roots(roots: List[str], cache: Optional[ProjectCache], jobs: int) -> 
     return {root: (frozenset(patched[root]), pins_requests_232(root)) for root in roots}
 
 
-def _listed(db: Any, paths: Iterable[str], root: int, table: str = "files") -> Iterator[str]:
+def _listed_roots(db: Any, roots: List[str], table: str) -> List[FrozenSet[bytes]]:
+    """Each root walked once, its Python files listed in `table` of `db` (path, root's number) as its words
+    (fix_facts.project_words) are found; the words of each root (roots with the same words share one set)."""
+    from .fix_facts import project_python_files, project_words
+
+    alike: Dict[FrozenSet[bytes], FrozenSet[bytes]] = {}
+    words = []
+    for number, root in enumerate(roots):
+        found = project_words(root, _listed(db, project_python_files(root), number, table))
+        words.append(alike.setdefault(found, found))
+    return words
+
+
+def _listed(db: Any, paths: Iterable[str], root: int, table: str) -> Iterator[str]:
     """`paths`, each written to `table` of `db` under `root` as it goes by (a batch at a time)."""
     sql = f"INSERT INTO {table}(path, root) VALUES (?, ?)"
     batch: List[Tuple[bytes, int]] = []
@@ -306,18 +313,13 @@ class PendingPatches:
     roots whose walk meets it: a file gives its patches to each of them, under that root's words."""
 
     def __init__(self, db: Any, roots: List[str], jobs: int) -> None:
-        from .fix_facts import pins_requests_232, project_python_files, project_words
+        from .fix_facts import pins_requests_232
 
         self.db, self.roots, self.jobs = db, roots, jobs
         db.execute("CREATE TEMP TABLE root_files(n INTEGER PRIMARY KEY, path BLOB NOT NULL, root INTEGER NOT NULL, "
                    "read INTEGER NOT NULL DEFAULT 0)")
-        alike: Dict[FrozenSet[bytes], FrozenSet[bytes]] = {}  # roots with the same words share one set of them
-        words = []
-        for number, root in enumerate(roots):
-            found = project_words(root, _listed(db, project_python_files(root), number, "root_files"))
-            words.append(alike.setdefault(found, found))
+        self.words: Tuple[FrozenSet[bytes], ...] = tuple(_listed_roots(db, roots, "root_files"))
         db.execute("CREATE INDEX root_files_path ON root_files(path)")
-        self.words: Tuple[FrozenSet[bytes], ...] = tuple(words)
         self.pins = [pins_requests_232(root) for root in roots]
         self.patched: List[Set[str]] = [set() for _ in roots]
         self._read: List[bytes] = []
@@ -330,9 +332,10 @@ class PendingPatches:
     def roots_of(self, paths: List[str]) -> Dict[str, Tuple[int, ...]]:
         """Absolute path -> the numbers of the roots whose walk meets it, for those of `paths` any does."""
         found: Dict[str, Tuple[int, ...]] = {}
-        for path, root in ondisk.rows_in(self.db, "SELECT path, root FROM root_files WHERE path IN ({marks}) "
+        for data, root in ondisk.rows_in(self.db, "SELECT path, root FROM root_files WHERE path IN ({marks}) "
                                                   "ORDER BY n", paths):
-            found[ondisk.text(path)] = found.get(ondisk.text(path), ()) + (root,)
+            path = ondisk.text(data)
+            found[path] = found.get(path, ()) + (root,)
         return found
 
     def read(self, path: str, patches: Iterable[Tuple[int, Tuple[str, ...]]]) -> None:
@@ -349,20 +352,15 @@ class PendingPatches:
 
     def facts(self) -> Dict[str, Tuple[FrozenSet[str], bool]]:
         """Each root's facts, (patched, requests_232): the files not read yet are read for them now, once."""
-        from .runner import CHUNK_SIZE, Runner
-
         if self._known is None:
             self._flush()
             count = self.db.execute("SELECT COUNT(*) FROM root_files WHERE read = 0").fetchone()[0]
-            items = ((ondisk.text(path), self.roots[number]) for path, number in ondisk.rows(
+            # Each file with its root's number: patch_job looks the words up by it (here a tuple of them).
+            items = ((ondisk.text(path), number) for path, number in ondisk.rows(
                 self.db, "SELECT path, root FROM root_files WHERE read = 0 ORDER BY n"))
-            words = dict(zip(self.roots, self.words))
-            number_of = {root: number for number, root in enumerate(self.roots)}
-            shared = (None, words)
-            runner = Runner(patch_job, shared, lambda item: _patches_here(shared, item),
-                            self.jobs if count >= _POOL_AT_FILES else 1, chunk_size=4 * CHUNK_SIZE)
-            for (_, root), found in _each_with(items, runner.run):
-                self.patched[number_of[root]].update(found)
+            runner = _patch_runner((None, self.words), self.jobs if count >= _POOL_AT_FILES else 1)
+            for (_, number), found in _each_with(items, runner.run):
+                self.patched[number].update(found)
             self._known = {root: (frozenset(patched), pins)
                            for root, patched, pins in zip(self.roots, self.patched, self.pins)}
         return self._known

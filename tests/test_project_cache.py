@@ -360,3 +360,47 @@ def test_a_summary_from_a_fix_plan_s_analysis_is_the_summary(codes) -> None:
         assert local.summary_of_read(str(path), options, data, text, held[0]) == \
             summary_of_text(str(path), text, options), path
     assert compared > 100
+
+
+def test_phase_one_passes_over_exactly_what_the_gate_fails_without_a_cache_lookup(tmp_path: Path) -> None:
+    """LocalModules.first reads ASCII bytes naming no HTTP library as failing the gate before any decoding,
+    hashing or cache lookup; everything else goes through the entry. Its answer must be passes_gate's on every
+    file: the shapes a gate reads differently, and a sample of the standard library."""
+    import shutil
+    import sysconfig
+
+    from flake8_http_pool.checking import mentions_a_library
+    from flake8_http_pool.options import Options
+    from flake8_http_pool.project_cache import LocalModules, ProjectCache, passes_gate, read_module
+
+    files = {"fullwidth.py": "import \uff52\uff45\uff51\uff55\uff45\uff53\uff54\uff53\n",
+             "named_only.py": 'LIBRARY = "requests"\n', "imports.py": "import httpx\n",
+             "accents.py": "# caf\u00e9\nVALUE = 1\n", "plain.py": "VALUE = 1\n"}
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    (tmp_path / "nul.py").write_bytes(b"VALUE = 1\x00\n")
+    (tmp_path / "utf16_cookie.py").write_bytes(b"# coding: utf-16\nimport requests\n")
+    for source in sorted(Path(sysconfig.get_paths()["stdlib"]).glob("*.py"))[::4]:
+        shutil.copyfile(source, tmp_path / ("stdlib_" + source.name))
+    paths = sorted(str(path) for path in tmp_path.glob("*.py"))
+    options = Options()
+    for cache in (None, ProjectCache(str(tmp_path / "cache"))):
+        lookups = []
+        local = LocalModules(lambda _: options, cache)
+        if cache is not None:
+            load = cache.load
+            cache.load = lambda path, *rest: lookups.append(path) or load(path, *rest)  # type: ignore[method-assign]
+        found, rest = local.first(paths)
+        read = {path: read_module(path, options) for path in paths}
+        gated = {path for path, got in read.items() if got is not None and passes_gate(got[0], got[1], options)}
+        assert set(found) == gated and str(tmp_path / "imports.py") in gated
+        assert str(tmp_path / "fullwidth.py") in gated
+        # The rest: what failed the gate, and the undecodable ASCII file phase 2 leaves out in its turn.
+        assert set(rest) == {path for path in paths if path not in gated and read[path] is not None} | {
+            str(tmp_path / "nul.py")}
+        if cache is not None:
+            # Looked up: the decodable files whose bytes are not ASCII or name a library, and no other.
+            looked = {path for path in paths if read[path] is not None and (
+                not read[path][0].isascii() or mentions_a_library(read[path][0]))}
+            assert set(lookups) == looked and str(tmp_path / "named_only.py") in looked
+            assert str(tmp_path / "plain.py") not in looked and len(looked) < len(paths) // 2

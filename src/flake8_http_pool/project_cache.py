@@ -443,9 +443,23 @@ class LocalModules:
     def first(self, paths: List[str]) -> Tuple[Dict[str, Optional[Summary]], List[str]]:
         found: Dict[str, Optional[Summary]] = {}
         rest: List[str] = []
+        from .checking import mentions_a_library
+        from .source_files import SourceError, decode_source, read_bytes
+
         for path in paths:
             options = self.options_of(path)
-            got = self._entry(path, options)
+            try:
+                data = read_bytes(path, options.max_file_size)
+                if not options.unpooled_calls and data.isascii() and not mentions_a_library(data):
+                    # ASCII bytes naming no HTTP library fail `passes_gate` whatever the cache holds (an entry is
+                    # marked gated only when they passed). Most modules of a project are that, and a cold solve
+                    # decoded, hashed and looked each of them up for nothing. One that would not decode (a NUL
+                    # byte, a bad cookie) is left to phase 2, which reads it again and leaves it out.
+                    rest.append(path)
+                    continue
+                got = self._entry(path, options, (data, decode_source(data)))
+            except SourceError:
+                continue
             if got is None:
                 continue
             data, text, digest, entry = got
@@ -462,16 +476,23 @@ class LocalModules:
 
     def search(self, paths: List[str], needles: Any) -> Dict[str, Optional[Summary]]:
         from .project import searchable
+        from .source_files import SourceError, decode_source, read_bytes
 
         found: Dict[str, Optional[Summary]] = {}
         for path in paths:
             options = self.options_of(path)
-            read = read_module(path, options)
-            # Matched before the hash and the entry: most files of a project name nothing wanted.
-            if read is not None and needles.match(searchable(read[0], read[1])):
-                got = self._entry(path, options, read)
-                if got is not None:
-                    found[path] = self._summarized(path, options, got[1], got[2], got[3])
+            try:
+                data = read_bytes(path, options.max_file_size)
+                # Matched before the text, the hash and the entry: most files of a project name nothing wanted.
+                # ASCII bytes are what `searchable` gives; other bytes are searched as their decoded text.
+                text = None if data.isascii() else decode_source(data)
+                if not needles.match(searchable(data, text)):
+                    continue
+                got = self._entry(path, options, (data, decode_source(data) if text is None else text))
+            except SourceError:
+                continue
+            if got is not None:
+                found[path] = self._summarized(path, options, got[1], got[2], got[3])
         return found
 
     def summary(self, path: str) -> Optional[Summary]:

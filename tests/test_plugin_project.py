@@ -325,3 +325,90 @@ def test_an_unchanged_project_is_known_from_one_digest_and_an_edit_still_breaks_
     edited = _flake8(root, "app/http.py")
     assert (edited.returncode, edited.stdout) == (0, ""), edited.stdout + edited.stderr
     assert index.exists()
+
+
+# Files of every shape phase 1's gate reads differently from flake8 (bytes, a cookie, a BOM, "\r" newlines,
+# names NFKC folds), with a finding of their own; and files that import no HTTP library though their bytes or
+# text come close. No module's finding has its reason in another one, so a file checked alone reports the same.
+_SHAPES = {
+    "pyproject.toml": b"",
+    "app/__init__.py": b"",
+    "app/fullwidth.py": "import \uff52\uff45\uff51\uff55\uff45\uff53\uff54\uff53\n\n\ndef pull(urls):\n    for url in urls:\n"
+                        "        \uff52\uff45\uff51\uff55\uff45\uff53\uff54\uff53.get(url, timeout=5)\n".encode("utf-8"),
+    "app/cr_only.py": _IN_MODULE.replace("\n", "\r").encode("ascii"),
+    "app/crlf.py": _IN_MODULE.replace("\n", "\r\n").encode("ascii"),
+    "app/latin1.py": b"# -*- coding: latin-1 -*-\n# caf\xe9\n" + _IN_MODULE.encode("ascii"),
+    "app/bom.py": b"\xef\xbb\xbf" + _IN_MODULE.encode("ascii"),
+    "app/named_only.py": b'LIBRARY = "requests"\n\n\ndef pull(get, urls):\n    for url in urls:\n        get(url)\n',
+    "app/accents.py": "# caf\u00e9, na\u0131ve\nVALUE = '\u2460'\n".encode("utf-8"),
+    "app/cr_no_import.py": b"x = 'from'\rrequests = None\rfor url in []:\r    requests.get(url)\r",
+    **{f"app/plain_{index}.py": f"VALUE = {index}\n".encode("ascii") for index in range(4)},
+}
+
+
+def _write_bytes(root: Path, files: dict) -> Path:
+    for name, data in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_bytes(data)
+    return root
+
+
+def test_flake8_cold_reports_what_each_file_checked_alone_reports(tmp_path: Path) -> None:
+    """A cold flake8 skips the files its solve's gate passed over (passed_over): on files of every shape, it
+    reports exactly what flake8 reports with the project model off (the tree over the project limit)."""
+    root = _write_bytes(tmp_path, _SHAPES)
+    cold = _flake8(root, ".")
+    assert cold.returncode == 1 and (root / CACHE).is_dir(), cold.stdout + cold.stderr
+    alone = subprocess.run([sys.executable, "-m", "flake8", "--isolated", "--select", "HTP", "."], cwd=root,
+                           capture_output=True, text=True, timeout=180,
+                           env={k: v for k, v in dict(os.environ, FLAKE8_HTTP_POOL_PROJECT_LIMIT="2").items()
+                                if k != "FLAKE8_HTTP_POOL_CACHE_DIR"})
+    assert sorted(cold.stdout.splitlines()) == sorted(alone.stdout.splitlines()), cold.stdout + alone.stdout
+    found = {line.split(":")[0] for line in cold.stdout.splitlines()}
+    assert found == {f"./app/{name}.py" for name in ("fullwidth", "cr_only", "crlf", "latin1", "bom")}, cold.stdout
+
+
+def test_what_the_cold_solve_passed_over_fails_the_text_gate_on_what_flake8_reads(tmp_path: Path,
+                                                                               monkeypatch) -> None:
+    """passed_over may stand for the plugin's text gate only where that gate fails on the text flake8 reads
+    (tokenize.open, falling back to Latin-1, as flake8's FileProcessor reads a file): in-process and in worker
+    processes, on the shapes above and on a sample of the standard library."""
+    import shutil
+    import sysconfig
+    import tokenize
+
+    from flake8_http_pool import plugin_project
+    from flake8_http_pool.engine import may_have_findings
+    from flake8_http_pool.options import Options
+
+    def as_flake8_reads(path: Path) -> str:
+        try:
+            with tokenize.open(path) as stream:
+                return "".join(stream.readlines())
+        except (SyntaxError, UnicodeError):
+            with open(path, encoding="latin-1") as stream:
+                return "".join(stream.readlines())
+
+    library = sorted(Path(sysconfig.get_paths()["stdlib"]).glob("*.py"))[::3]
+    for name, at in (("serial", 10_000), ("pool", 2)):
+        root = _write_bytes(tmp_path / name, _SHAPES)
+        (root / "stdlib").mkdir()
+        for source in library:
+            shutil.copyfile(source, root / "stdlib" / source.name)
+        monkeypatch.setattr(plugin_project, "POOL_AT_FILES", at)
+        monkeypatch.setattr(plugin_project, "_PASSED_OVER", {})
+        plugin_project._SOLVED.clear()
+        plugin_project.solved_project(str(root), Options())
+        files = sorted(root.rglob("*.py"))
+        over = [path for path in files if plugin_project.passed_over(str(path), Options())]
+        wrong = [path for path in over if may_have_findings(as_flake8_reads(path), Options())]
+        assert not wrong, wrong
+        names = {str(path.relative_to(root)) for path in over}
+        assert {f"app/{name}.py" for name in ("named_only", "accents", "plain_0", "__init__")} <= names, names
+        assert not names & {f"app/{name}.py" for name in ("fullwidth", "cr_only", "crlf", "latin1", "bom")}
+        assert len(over) > len(library) // 2  # most of the library imports no HTTP library
+        # A warm solve decides nothing for the plugin: it walks as before.
+        monkeypatch.setattr(plugin_project, "_PASSED_OVER", {})
+        plugin_project._SOLVED.clear()
+        plugin_project.solved_project(str(root), Options())
+        assert not any(plugin_project.passed_over(str(path), Options()) for path in files)

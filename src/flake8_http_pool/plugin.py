@@ -78,22 +78,27 @@ class HttpPoolChecker:
     def run(self) -> Iterator[Tuple[int, int, str, type]]:
         seeds = None
         findings: Optional[List] = None
-        text = "".join(self.lines)
+        text: Optional[str] = None  # the lines joined, once needed
         if self.from_stdin and self.filename and self.filename not in ("-", "stdin"):
             # An editor's buffer named by --stdin-display-name: checked with what the project on disk says of it.
             from .plugin_project import buffer_seeds, seeds_for
 
+            text = "".join(self.lines)
             seeds = buffer_seeds(seeds_for(self.filename, self.options, self.exclude, self.cache_dir),
                                  os.path.abspath(self.filename), text.encode("utf-8", "surrogateescape"))
         elif self.filename and not self.from_stdin and self.filename not in ("-", "stdin"):
-            from .plugin_project import known_findings, seeds_for
+            from .plugin_project import known_findings, passed_over, seeds_for
 
             seeds = seeds_for(self.filename, self.options, self.exclude, self.cache_dir)
             if seeds is None:
-                # check_lines' own gate, once; past it, the project's solve walked this module already and kept
-                # what it found there.
-                findings = known_findings(self.filename, text, self.options) \
-                    if may_have_findings(text, self.options) else []
+                if passed_over(self.filename, self.options):
+                    findings = []  # the text gate's answer too (see passed_over), without joining the lines
+                else:
+                    # check_lines' own gate, once; past it, the project's solve walked this module already and
+                    # kept what it found there.
+                    text = "".join(self.lines)
+                    findings = known_findings(self.filename, text, self.options) \
+                        if may_have_findings(text, self.options) else []
         if findings is None:
             findings = check_lines(self.tree, self.lines, self.options, seeds, text)
         for finding in findings:

@@ -23,7 +23,7 @@ import os
 import re
 import time
 from itertools import islice
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 from .engine import ModuleSeeds
 from .options import Options
@@ -51,6 +51,9 @@ _CACHES: Dict[str, Any] = {}
 _FINGERPRINTS: Dict[Options, str] = {}
 # From this many Python files, a cold solve reads and summarizes them in worker processes (parallel_gate.py).
 POOL_AT_FILES = 200
+# Per process: the files whose bytes a cold solve in this process found to fail phase 1's gate, by options (see
+# passed_over). flake8 forks its workers after the solve, so they inherit it.
+_PASSED_OVER: Dict[Options, Set[str]] = {}
 
 
 def project_files(root: str, exclude: Sequence[str] = (), cache_name: str = "",
@@ -243,10 +246,36 @@ def solved_project(root: str, options: Options, exclude: Sequence[str] = (),
                     search = parallel_search(keys, FixedOptions(options), folder, default_jobs(), POOL_AT_FILES,
                                              findings=True)
                 found = dict(project_seeds([path for path, _ in hashes], lambda _: options, cache=cache,
-                                           first=first, search=search, load=local.summary))
+                                           first=_noting_passed_over(first, options), search=search,
+                                           load=local.summary))
                 cache.store_blob("s", solved_key, (state, found))
     _FOLDERS[(root, options)] = folder
     return found
+
+
+def _noting_passed_over(first: Any, options: Options) -> Any:
+    """Phase 1 (`first`), noting in _PASSED_OVER the files its gate passed over."""
+    noted = _PASSED_OVER.setdefault(options, set())
+
+    def noting(paths: List[str]) -> Any:
+        found, rest = first(paths)
+        noted.update(rest)
+        return found, rest
+
+    return noting
+
+
+def passed_over(filename: str, options: Options) -> bool:
+    """Whether this process's cold solve found the bytes of `filename` fail phase 1's gate with `options`: then
+    the plugin's text gate (engine.may_have_findings) fails on the text flake8 read from them, and the plugin
+    needs neither to join the file's lines nor to search them. Phase 1's gate is that text gate after a search
+    of the bytes for the libraries' names, and what flake8 reads differs only in newlines (flake8 makes every
+    "\r" one), which can only split a line that gate searches for an import into several.
+
+    It holds for the files as this run's solve read them, as the seeds do; a warm run solves nothing and
+    answers False."""
+    noted = _PASSED_OVER.get(options)
+    return noted is not None and os.path.abspath(filename) in noted
 
 
 def _quick_digest(files: List[str], signatures: List[Optional[Tuple[int, int, int, int]]]) -> str:

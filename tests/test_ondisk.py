@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from pathlib import Path
-from typing import Callable, List
+from typing import Callable, Iterator, List
 
 import pytest
 
@@ -167,6 +168,18 @@ def test_a_renewed_pool_gives_every_result_in_order_from_new_workers() -> None:
 def test_a_renewed_pool_still_isolates_a_crash() -> None:
     results = list(Runner(_die_on, 13, lambda item: -item, 2, chunk_size=2, renew_after=6).run(range(24)))
     assert results == [item if item != 13 else -13 for item in range(24)]
+
+
+def _items_slowly_after_the_first_two() -> Iterator[int]:
+    yield from (13, 1)
+    time.sleep(1.0)  # the worker given 13 dies meanwhile: the pool is broken before the next chunk goes out
+    yield from range(2, 6)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the pools fork")
+def test_a_chunk_sent_to_a_pool_a_worker_broke_is_run_again_not_raised() -> None:
+    assert list(Runner(_die_on, 13, lambda item: -item, 2, chunk_size=1).run(_items_slowly_after_the_first_two())) \
+        == [-13, 1, 2, 3, 4, 5]
 
 
 def test_a_full_temporary_folder_is_said_in_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

@@ -139,6 +139,17 @@ def _run_chunk(chunk: List[Any]) -> List[Any]:
     return results
 
 
+def _submit(pool: ProcessPoolExecutor, chunk: List[Any]) -> "Future[List[Any]]":
+    try:
+        return pool.submit(_run_chunk, chunk)
+    except BrokenProcessPool as error:
+        # A worker died while chunks were still going out: the pool refuses new ones at once. The chunk then
+        # fails as those in flight do, and is run again with them (this raised out of the run before).
+        failed: "Future[List[Any]]" = Future()
+        failed.set_exception(error)
+        return failed
+
+
 class Runner(Generic[Item, Result]):
     """Applies `job(shared, item)` to every item. `job` must be a module-level function (it is pickled).
 
@@ -198,7 +209,7 @@ class Runner(Generic[Item, Result]):
                 spent = self.renew_after is not None and submitted >= self.renew_after
                 chunk = [] if spent else list(islice(items, self.chunk_size))
                 if chunk:
-                    pending.append((chunk, pool.submit(_run_chunk, chunk)))
+                    pending.append((chunk, _submit(pool, chunk)))
                     submitted += len(chunk)
                     if len(pending) < limit:
                         continue

@@ -1,7 +1,7 @@
 """Runs every benchmark and writes docs/benchmarks.md: the machine, then one table per benchmark (goal, measured,
 verdict) with its details.
 
-    python benchmarks/run.py            # the full run (under 15 minutes on 2 cores); writes docs/benchmarks.md
+    python benchmarks/run.py            # the full run (about 15 minutes on 2 cores); writes docs/benchmarks.md
     python benchmarks/run.py --quick    # tiny inputs, one repeat: checks each benchmark runs and gives numbers;
                                         # writes a temporary file; exits non-zero only when a benchmark breaks,
                                         # never on a missed goal

@@ -204,6 +204,39 @@ def test_a_crash_in_a_shared_pool_is_isolated_and_the_next_runner_gets_a_new_poo
     assert [item for item, _ in after] == list(range(20)) and None not in {pid for _, pid in after}
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="the pools fork")
+def test_needles_too_big_to_carry_get_a_pool_of_their_own_after_the_shared_one_is_shut_down(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Forking a pool of its own while the shared pool's manager thread runs could copy a lock that thread holds
+    into the new workers (Python 3.12+ warns of it): the shared pool is shut down first, and started again when
+    next asked for."""
+    from flake8_http_pool import parallel_gate
+    from flake8_http_pool.options import Options
+    from flake8_http_pool.project import Needles
+    from multiprocessing.connection import wait
+
+    from flake8_http_pool.runner import SharedPool
+
+    callers = []
+    for number in range(4):
+        caller = tmp_path / f"caller{number}.py"
+        caller.write_text("from m0 import get_json\n\nfor url in URLS:\n    get_json(url)\n")
+        callers.append(str(caller))
+    keys = dict.fromkeys(callers, None)
+    needles = Needles({"m0": frozenset({"get_json"})}, {})
+    source = parallel_gate.FixedOptions(Options())
+    with SharedPool(2) as workers:
+        carried = parallel_gate.parallel_search(keys, source, None, 2, 2, shared_pool=workers)
+        assert sorted(carried(callers, needles)) == callers and workers._pool is not None
+        started = list(workers._pool._processes.values())  # type: ignore[union-attr]
+        monkeypatch.setattr(parallel_gate, "CARRIED_NEEDLES_BYTES", 0)
+        assert sorted(carried(callers, needles)) == callers
+        assert workers._pool is None  # shut down before the search's own pool forked
+        assert len(wait([process.sentinel for process in started], 0)) == len(started) == 2
+        monkeypatch.setattr(parallel_gate, "CARRIED_NEEDLES_BYTES", 1 << 16)
+        assert sorted(carried(callers, needles)) == callers and workers._pool is not None
+
+
 def _items_slowly_after_the_first_two() -> Iterator[int]:
     yield from (13, 1)
     time.sleep(1.0)  # the worker given 13 dies meanwhile: the pool is broken before the next chunk goes out

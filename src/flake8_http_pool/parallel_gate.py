@@ -73,6 +73,8 @@ def parallel_search(keys: Mapping[str, Any], source: Source, folder: Optional[st
         # Each task of the shared pool carries the needles (8 KB for the 10,000-file benchmark tree's); a pool of
         # its own, which its workers inherit them in, for needles too big to send with every chunk.
         carried = shared_pool if shared_pool is not None and _small(needles) else None
+        if shared_pool is not None and carried is None:
+            shared_pool.release()
         runner = Runner(_search_job, (source, folder, findings, needles),
                         lambda item: local.search([item[0]], needles), jobs if len(paths) >= pool_at else 1,
                         shared_pool=carried)

@@ -164,6 +164,13 @@ class SharedPool:
             _quiet_wakeup(self._pool)
         return self._pool
 
+    def release(self) -> None:
+        """Shut the pool down (its results all in hand) before another pool forks its workers: forking while
+        this pool's manager thread runs could copy a lock that thread holds into the new workers."""
+        if self._pool is not None:
+            _shut_down(self._pool)
+            self._pool = None
+
     def drop(self) -> None:
         """The pool broke (a worker died): shut it down without waiting; the next run starts another."""
         if self._pool is not None:

@@ -411,6 +411,12 @@ def test_what_the_cold_solve_passed_over_fails_the_text_gate_on_what_flake8_read
         assert {f"app/{name}.py" for name in ("named_only", "accents", "plain_0", "__init__")} <= names, names
         assert not names & {f"app/{name}.py" for name in ("fullwidth", "cr_only", "crlf", "latin1", "bom")}
         assert len(over) > len(library) // 2  # most of the library imports no HTTP library
+        # A file edited since the solve read it is no longer passed over: its stat signature changed.
+        plain = root / "app" / "plain_0.py"
+        assert plugin_project.passed_over(str(plain), Options())
+        plain.write_text("import requests\n\nfor url in []:\n    requests.get(url)\n", encoding="utf-8")
+        assert not plugin_project.passed_over(str(plain), Options())
+        plain.write_bytes(_SHAPES["app/plain_0.py"])
         # A warm solve decides nothing for the plugin: it walks as before.
         monkeypatch.setattr(plugin_project, "_PASSED_OVER", {})
         plugin_project._SOLVED.clear()

@@ -23,7 +23,7 @@ import os
 import re
 import time
 from itertools import islice
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Set, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from .engine import ModuleSeeds
 from .options import Options
@@ -51,9 +51,9 @@ _CACHES: Dict[str, Any] = {}
 _FINGERPRINTS: Dict[Options, str] = {}
 # From this many Python files, a cold solve reads and summarizes them in worker processes (parallel_gate.py).
 POOL_AT_FILES = 200
-# Per process: the files whose bytes a cold solve in this process found to fail phase 1's gate, by options (see
-# passed_over). flake8 forks its workers after the solve, so they inherit it.
-_PASSED_OVER: Dict[Options, Set[str]] = {}
+# Per process: the files whose bytes a cold solve in this process found to fail phase 1's gate, by options, each
+# with its stat signature then (see passed_over). flake8 forks its workers after the solve, so they inherit it.
+_PASSED_OVER: Dict[Options, Dict[str, Tuple[int, int, int, int]]] = {}
 
 
 def project_files(root: str, exclude: Sequence[str] = (), cache_name: str = "",
@@ -234,13 +234,12 @@ def solved_project(root: str, options: Options, exclude: Sequence[str] = (),
             found = _solved(cache.load_blob("s", solved_key), state)
             if found is None:
                 from .project import project_seeds
-
                 from .runner import SharedPool, default_jobs
 
                 local = LocalModules(lambda _: options, cache, findings=True)
                 first, search = local.first, local.search
-                # Both phases in one pool (the needles Needles are small): a second pool's workers cost as much
-                # again to start as the first's.
+                # Both phases in one pool (phase 2's tasks carry its needles, which are small): a second pool's
+                # workers cost as much again to start as the first's.
                 with SharedPool(default_jobs()) as workers:
                     if len(hashes) >= POOL_AT_FILES:
                         from .parallel_gate import FixedOptions, parallel_first, parallel_search
@@ -251,20 +250,27 @@ def solved_project(root: str, options: Options, exclude: Sequence[str] = (),
                         search = parallel_search(keys, FixedOptions(options), folder, default_jobs(),
                                                  POOL_AT_FILES, findings=True, shared_pool=workers)
                     found = dict(project_seeds([path for path, _ in hashes], lambda _: options, cache=cache,
-                                               first=_noting_passed_over(first, options), search=search,
+                                               first=_noting_passed_over(first, options, files, signatures),
+                                               search=search,
                                                load=local.summary))
                 cache.store_blob("s", solved_key, (state, found))
     _FOLDERS[(root, options)] = folder
     return found
 
 
-def _noting_passed_over(first: Any, options: Options) -> Any:
-    """Phase 1 (`first`), noting in _PASSED_OVER the files its gate passed over."""
-    noted = _PASSED_OVER.setdefault(options, set())
+def _noting_passed_over(first: Any, options: Options, files: List[str],
+                        signatures: List[Optional[Tuple[int, int, int, int]]]) -> Any:
+    """Phase 1 (`first`), noting in _PASSED_OVER the files its gate passed over, with the stat signature each
+    had before it was read (`signatures`, of `files`)."""
+    noted = _PASSED_OVER.setdefault(options, {})
 
     def noting(paths: List[str]) -> Any:
         found, rest = first(paths)
-        noted.update(rest)
+        signature_of = dict(zip(files, signatures))
+        for path in rest:
+            signature = signature_of.get(path)
+            if signature is not None:
+                noted[path] = signature
         return found, rest
 
     return noting
@@ -277,10 +283,20 @@ def passed_over(filename: str, options: Options) -> bool:
     of the bytes for the libraries' names, and what flake8 reads differs only in newlines (flake8 makes every
     "\r" one), which can only split a line that gate searches for an import into several.
 
-    It holds for the files as this run's solve read them, as the seeds do; a warm run solves nothing and
-    answers False."""
+    It holds while the file keeps the stat signature it had when the solve read it (one `stat`, checked here:
+    a process that lives on, as flake8's API allows, may see the file edited since); a warm run solves nothing
+    and answers False."""
     noted = _PASSED_OVER.get(options)
-    return noted is not None and os.path.abspath(filename) in noted
+    if not noted:
+        return False
+    path = os.path.abspath(filename)
+    signature = noted.get(path)
+    if signature is None:
+        return False
+    try:
+        return _SIGNATURE(os.stat(path)) == signature
+    except (OSError, ValueError):
+        return False
 
 
 def _quick_digest(files: List[str], signatures: List[Optional[Tuple[int, int, int, int]]]) -> str:

@@ -170,73 +170,6 @@ def test_a_renewed_pool_still_isolates_a_crash() -> None:
     assert results == [item if item != 13 else -13 for item in range(24)]
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="the pools fork")
-def test_runners_in_a_shared_pool_use_the_same_workers_with_their_own_jobs_and_settings() -> None:
-    from multiprocessing.connection import wait
-
-    from flake8_http_pool.runner import SharedPool
-
-    with SharedPool(2) as workers:
-        first = list(Runner(_pid, None, lambda item: (item, None), 2, chunk_size=4, shared_pool=workers)
-                     .run(range(40)))
-        second = list(Runner(_die_on, -1, lambda item: None, 2, chunk_size=4, shared_pool=workers).run(range(40)))
-        third = list(Runner(_pid, None, lambda item: (item, None), 2, chunk_size=4, shared_pool=workers)
-                     .run(range(40)))
-        processes = list(workers.pool()._processes.values())  # type: ignore[union-attr]
-    assert [item for item, _ in first] == list(range(40)) and second == list(range(40))
-    pids = {pid for _, pid in first}
-    assert len(pids) == 2 and os.getpid() not in pids
-    assert {pid for _, pid in third} == pids  # started once, for all three runs
-    # Stopped at the end of the block (each one's sentinel is ready once it has exited; is_alive() races the
-    # pool's own thread reaping it).
-    assert len(wait([process.sentinel for process in processes], 0)) == len(processes) == 2
-
-
-@pytest.mark.skipif(sys.platform == "win32", reason="the pools fork")
-def test_a_crash_in_a_shared_pool_is_isolated_and_the_next_runner_gets_a_new_pool() -> None:
-    from flake8_http_pool.runner import SharedPool
-
-    with SharedPool(2) as workers:
-        crashed = list(Runner(_die_on, 13, lambda item: -item, 2, chunk_size=2, shared_pool=workers).run(range(24)))
-        after = list(Runner(_pid, None, lambda item: (item, None), 2, chunk_size=4, shared_pool=workers)
-                     .run(range(20)))
-    assert crashed == [item if item != 13 else -13 for item in range(24)]
-    assert [item for item, _ in after] == list(range(20)) and None not in {pid for _, pid in after}
-
-
-@pytest.mark.skipif(sys.platform == "win32", reason="the pools fork")
-def test_needles_too_big_to_carry_get_a_pool_of_their_own_after_the_shared_one_is_shut_down(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Forking a pool of its own while the shared pool's manager thread runs could copy a lock that thread holds
-    into the new workers (Python 3.12+ warns of it): the shared pool is shut down first, and started again when
-    next asked for."""
-    from flake8_http_pool import parallel_gate
-    from flake8_http_pool.options import Options
-    from flake8_http_pool.project import Needles
-    from multiprocessing.connection import wait
-
-    from flake8_http_pool.runner import SharedPool
-
-    callers = []
-    for number in range(4):
-        caller = tmp_path / f"caller{number}.py"
-        caller.write_text("from m0 import get_json\n\nfor url in URLS:\n    get_json(url)\n")
-        callers.append(str(caller))
-    keys = dict.fromkeys(callers, None)
-    needles = Needles({"m0": frozenset({"get_json"})}, {})
-    source = parallel_gate.FixedOptions(Options())
-    with SharedPool(2) as workers:
-        carried = parallel_gate.parallel_search(keys, source, None, 2, 2, shared_pool=workers)
-        assert sorted(carried(callers, needles)) == callers and workers._pool is not None
-        started = list(workers._pool._processes.values())  # type: ignore[union-attr]
-        monkeypatch.setattr(parallel_gate, "CARRIED_NEEDLES_BYTES", 0)
-        assert sorted(carried(callers, needles)) == callers
-        assert workers._pool is None  # shut down before the search's own pool forked
-        assert len(wait([process.sentinel for process in started], 0)) == len(started) == 2
-        monkeypatch.setattr(parallel_gate, "CARRIED_NEEDLES_BYTES", 1 << 16)
-        assert sorted(carried(callers, needles)) == callers and workers._pool is not None
-
-
 def _items_slowly_after_the_first_two() -> Iterator[int]:
     yield from (13, 1)
     time.sleep(1.0)  # the worker given 13 dies meanwhile: the pool is broken before the next chunk goes out
@@ -245,13 +178,8 @@ def _items_slowly_after_the_first_two() -> Iterator[int]:
 
 @pytest.mark.skipif(sys.platform == "win32", reason="the pools fork")
 def test_a_chunk_sent_to_a_pool_a_worker_broke_is_run_again_not_raised() -> None:
-    from flake8_http_pool.runner import SharedPool
-
     assert list(Runner(_die_on, 13, lambda item: -item, 2, chunk_size=1).run(_items_slowly_after_the_first_two())) \
         == [-13, 1, 2, 3, 4, 5]
-    with SharedPool(2) as workers:
-        assert list(Runner(_die_on, 13, lambda item: -item, 2, chunk_size=1, shared_pool=workers)
-                    .run(_items_slowly_after_the_first_two())) == [-13, 1, 2, 3, 4, 5]
 
 
 def test_a_full_temporary_folder_is_said_in_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

@@ -255,15 +255,11 @@ def test_a_cold_solve_in_worker_processes_gives_the_serial_solve_seeds_and_findi
     files = {"pyproject.toml": "", "app/__init__.py": "", "app/http.py": _WRAPPER, "app/sync.py": _LOOP,
              "app/pull.py": _IN_MODULE}
     files.update({f"app/plain_{i}.py": f"VALUE = {i}\n" for i in range(6)})
-    from flake8_http_pool import parallel_gate
-
     solved = {}
-    # In worker processes, both phases share one pool; needles too big to go with every chunk get their own.
-    for name, at, carried in (("serial", 10_000, 1 << 16), ("pool", 2, 1 << 16), ("own", 2, 0)):
+    for name, at in (("serial", 10_000), ("pool", 2)):
         root = tmp_path / name
         _write(root, files)
         monkeypatch.setattr(plugin_project, "POOL_AT_FILES", at)
-        monkeypatch.setattr(parallel_gate, "CARRIED_NEEDLES_BYTES", carried)
         plugin_project._SOLVED.clear()
         seeds = plugin_project.solved_project(str(root), Options())
         pull = root / "app" / "pull.py"
@@ -276,7 +272,7 @@ def test_a_cold_solve_in_worker_processes_gives_the_serial_solve_seeds_and_findi
         assert plugin_project.known_findings(str(pull), text + "\n", Options()) is None  # another text
         solved[name] = {os.path.relpath(path, root): repr(value).replace(str(root), "<root>")
                         for path, value in seeds.items()}
-    assert solved["serial"] == solved["pool"] == solved["own"] and "app/http.py" in solved["pool"]
+    assert solved["serial"] == solved["pool"] and "app/http.py" in solved["pool"]
 
 
 def test_flake8_reports_what_check_found_in_a_module_it_walked(tmp_path: Path) -> None:

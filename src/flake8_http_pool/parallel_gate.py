@@ -40,19 +40,16 @@ Search = Callable[[List[str], Any], Dict[str, Any]]
 
 
 def parallel_first(keys: Mapping[str, Any], source: Source, folder: Optional[str], jobs: int,
-                   findings: bool = False, shared_pool: Any = None) -> First:
+                   findings: bool = False) -> First:
     """Phase 1 for the paths asked, in `jobs` worker processes. `keys`: each path's settings key (anything,
-    for FixedOptions); `findings`: keep each summarized module's findings in its entry (the plugin's);
-    `shared_pool`: a runner.SharedPool to run in (the plugin's, which phase 2 runs in too), else a pool of
-    its own."""
+    for FixedOptions); `findings`: keep each summarized module's findings in its entry (the plugin's)."""
     from .runner import Runner
 
     def first(paths: List[str]) -> Tuple[Dict[str, Any], List[str]]:
         found: Dict[str, Any] = {}
         rest: List[str] = []
         local = _local_modules(keys.get, source, folder, findings)  # the item of a crashed worker, here
-        runner = Runner(_first_job, (source, folder, findings), lambda item: local.first([item[0]]), jobs,
-                        shared_pool=shared_pool)
+        runner = Runner(_first_job, (source, folder, findings), lambda item: local.first([item[0]]), jobs)
         for one_found, one_rest in runner.run(_keyed(keys, paths)):
             found.update(one_found)
             rest.extend(one_rest)
@@ -62,40 +59,20 @@ def parallel_first(keys: Mapping[str, Any], source: Source, folder: Optional[str
 
 
 def parallel_search(keys: Mapping[str, Any], source: Source, folder: Optional[str], jobs: int, pool_at: int,
-                    findings: bool = False, shared_pool: Any = None) -> Search:
-    """Phase 2, as `parallel_first`; in this process when fewer than `pool_at` paths are searched. In a
-    `shared_pool`, each task carries the needles."""
+                    findings: bool = False) -> Search:
+    """Phase 2, as `parallel_first`; in this process when fewer than `pool_at` paths are searched."""
     from .runner import Runner
 
     def search(paths: List[str], needles: Any) -> Dict[str, Any]:
         found: Dict[str, Any] = {}
         local = _local_modules(keys.get, source, folder, findings)
-        # Each task of the shared pool carries the needles (8 KB for the 10,000-file benchmark tree's); a pool of
-        # its own, which its workers inherit them in, for needles too big to send with every chunk.
-        carried = shared_pool if shared_pool is not None and _small(needles) else None
-        if shared_pool is not None and carried is None:
-            shared_pool.release()
         runner = Runner(_search_job, (source, folder, findings, needles),
-                        lambda item: local.search([item[0]], needles), jobs if len(paths) >= pool_at else 1,
-                        shared_pool=carried)
+                        lambda item: local.search([item[0]], needles), jobs if len(paths) >= pool_at else 1)
         for one in runner.run(_keyed(keys, paths)):
             found.update(one)
         return found
 
     return search
-
-
-# The largest needles (pickled) that go with every chunk of a shared pool's phase 2.
-CARRIED_NEEDLES_BYTES = 64 * 1024
-
-
-def _small(needles: Any) -> bool:
-    import pickle
-
-    try:
-        return len(pickle.dumps(needles, protocol=pickle.HIGHEST_PROTOCOL)) <= CARRIED_NEEDLES_BYTES
-    except (pickle.PicklingError, TypeError, AttributeError):
-        return False
 
 
 def _keyed(keys: Mapping[str, Any], paths: Iterable[str]) -> Iterator[Tuple[str, Any]]:

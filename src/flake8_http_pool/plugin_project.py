@@ -234,25 +234,20 @@ def solved_project(root: str, options: Options, exclude: Sequence[str] = (),
             found = _solved(cache.load_blob("s", solved_key), state)
             if found is None:
                 from .project import project_seeds
-                from .runner import SharedPool, default_jobs
 
                 local = LocalModules(lambda _: options, cache, findings=True)
                 first, search = local.first, local.search
-                # Both phases in one pool (phase 2's tasks carry its needles, which are small): a second pool's
-                # workers cost as much again to start as the first's.
-                with SharedPool(default_jobs()) as workers:
-                    if len(hashes) >= POOL_AT_FILES:
-                        from .parallel_gate import FixedOptions, parallel_first, parallel_search
+                if len(hashes) >= POOL_AT_FILES:
+                    from .parallel_gate import FixedOptions, parallel_first, parallel_search
+                    from .runner import default_jobs
 
-                        keys = dict.fromkeys((path for path, _ in hashes), None)
-                        first = parallel_first(keys, FixedOptions(options), folder, default_jobs(), findings=True,
-                                               shared_pool=workers)
-                        search = parallel_search(keys, FixedOptions(options), folder, default_jobs(),
-                                                 POOL_AT_FILES, findings=True, shared_pool=workers)
-                    found = dict(project_seeds([path for path, _ in hashes], lambda _: options, cache=cache,
-                                               first=_noting_passed_over(first, options, files, signatures),
-                                               search=search,
-                                               load=local.summary))
+                    keys = dict.fromkeys((path for path, _ in hashes), None)
+                    first = parallel_first(keys, FixedOptions(options), folder, default_jobs(), findings=True)
+                    search = parallel_search(keys, FixedOptions(options), folder, default_jobs(), POOL_AT_FILES,
+                                             findings=True)
+                found = dict(project_seeds([path for path, _ in hashes], lambda _: options, cache=cache,
+                                           first=_noting_passed_over(first, options, files, signatures),
+                                           search=search, load=local.summary))
                 cache.store_blob("s", solved_key, (state, found))
     _FOLDERS[(root, options)] = folder
     return found

@@ -132,60 +132,22 @@ def stop_if_orphaned() -> None:
 
 def _run_chunk(chunk: List[Any]) -> List[Any]:
     assert _job is not None
-    return _run_chunk_of(_job, _shared, chunk)
-
-
-def _run_chunk_of(job: Callable[[Any, Any], Any], shared: Any, chunk: List[Any]) -> List[Any]:
-    """A chunk in a worker of a SharedPool, whose tasks carry their job and its settings."""
     results = []
     for item in chunk:
         stop_if_orphaned()
-        results.append(job(shared, item))
+        results.append(_job(_shared, item))
     return results
 
 
-class SharedPool:
-    """One pool of worker processes for several Runners in turn (the project gate's two phases): each of its
-    tasks carries its job and settings, pickled with it, so they must be small. Starting a pool forks its
-    workers from this process, and each then copies the pages it writes to and loads what it lazily imports:
-    twice that per solve cost the flake8 plugin's cold solve about 20 ms of a 448-file project's 120.
-
-    A pool broken by a crashed worker is dropped; the next run starts a new one. Use it as a context manager:
-    the pool is shut down at its end."""
-
-    def __init__(self, jobs: int) -> None:
-        self.jobs = max(1, jobs)
-        self._pool: Optional[ProcessPoolExecutor] = None
-
-    def pool(self) -> ProcessPoolExecutor:
-        if self._pool is None:
-            _load_libc()
-            self._pool = ProcessPoolExecutor(max_workers=self.jobs, initializer=_init_worker, initargs=(None, None))
-            _quiet_wakeup(self._pool)
-        return self._pool
-
-    def release(self) -> None:
-        """Shut the pool down (its results all in hand) before another pool forks its workers: forking while
-        this pool's manager thread runs could copy a lock that thread holds into the new workers."""
-        if self._pool is not None:
-            _shut_down(self._pool)
-            self._pool = None
-
-    def drop(self) -> None:
-        """The pool broke (a worker died): shut it down without waiting; the next run starts another."""
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = None
-
-    def __enter__(self) -> "SharedPool":
-        return self
-
-    def __exit__(self, *exc_info: Any) -> None:
-        if self._pool is not None:
-            if exc_info[0] is not None:
-                _stop_workers(self._pool)
-            _shut_down(self._pool)
-            self._pool = None
+def _submit(pool: ProcessPoolExecutor, chunk: List[Any]) -> "Future[List[Any]]":
+    try:
+        return pool.submit(_run_chunk, chunk)
+    except BrokenProcessPool as error:
+        # A worker died while chunks were still going out: the pool refuses new ones at once. The chunk then
+        # fails as those in flight do, and is run again with them (this raised out of the run before).
+        failed: "Future[List[Any]]" = Future()
+        failed.set_exception(error)
+        return failed
 
 
 class Runner(Generic[Item, Result]):
@@ -203,7 +165,6 @@ class Runner(Generic[Item, Result]):
         jobs: int,
         chunk_size: int = CHUNK_SIZE,
         renew_after: Optional[int] = None,
-        shared_pool: Optional[SharedPool] = None,
     ) -> None:
         self.job = job
         self.shared = shared
@@ -215,8 +176,6 @@ class Runner(Generic[Item, Result]):
         # replaced by a new one after this many items, as multiprocessing's `maxtasksperchild` does; a
         # worker's peak is then that of a run of this many files.
         self.renew_after = renew_after
-        # Runs in this pool's workers, left running for the next Runner (renew_after does not apply).
-        self.shared_pool = shared_pool
 
     def run(self, items: Iterable[Item]) -> Iterator[Result]:
         """Results in the order of `items`."""
@@ -240,30 +199,17 @@ class Runner(Generic[Item, Result]):
         _quiet_wakeup(pool)
         return pool
 
-    def _submit(self, pool: ProcessPoolExecutor, chunk: List[Item]) -> "Future[List[Result]]":
-        try:
-            if self.shared_pool is not None:
-                return pool.submit(_run_chunk_of, self.job, self.shared, chunk)
-            return pool.submit(_run_chunk, chunk)
-        except BrokenProcessPool as error:
-            # A worker died while chunks were still going out: the pool refuses new ones at once. The chunk
-            # then fails as those in flight do, and is run again with them (this raised out of the run before).
-            failed: "Future[List[Result]]" = Future()
-            failed.set_exception(error)
-            return failed
-
     def _run_in_pool(self, items: Iterator[Item]) -> Iterator[Result]:
-        shared_pool = self.shared_pool
-        pool = shared_pool.pool() if shared_pool is not None else self._new_pool()
+        pool = self._new_pool()
         pending: Deque[Tuple[List[Item], "Future[List[Result]]"]] = deque()
         limit = self.jobs * CHUNKS_IN_FLIGHT_PER_WORKER
         submitted = 0  # items given to this pool
         try:
             while True:
-                spent = shared_pool is None and self.renew_after is not None and submitted >= self.renew_after
+                spent = self.renew_after is not None and submitted >= self.renew_after
                 chunk = [] if spent else list(islice(items, self.chunk_size))
                 if chunk:
-                    pending.append((chunk, self._submit(pool, chunk)))
+                    pending.append((chunk, _submit(pool, chunk)))
                     submitted += len(chunk)
                     if len(pending) < limit:
                         continue
@@ -281,19 +227,14 @@ class Runner(Generic[Item, Result]):
                     retry = [done_chunk] + [c for c, _ in pending]
                     pending.clear()
                     yield from self._isolate(chain.from_iterable(retry))
-                    if shared_pool is not None:
-                        shared_pool.drop()
-                        pool, submitted = shared_pool.pool(), 0
-                    else:
-                        pool, submitted = self._new_pool(), 0
+                    pool, submitted = self._new_pool(), 0
                     continue
                 yield from results
         except BaseException:
             _stop_workers(pool)
             raise
         finally:
-            if shared_pool is None:
-                _shut_down(pool)
+            _shut_down(pool)
 
     def _isolate(self, items: Iterable[Item]) -> Iterator[Result]:
         """After a crash, run the unfinished items one per task, so only the culprit is lost."""

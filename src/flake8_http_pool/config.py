@@ -124,11 +124,22 @@ def config_in_directory(directory: str) -> Optional[str]:
     return None
 
 
+def _read(path: str) -> bytes:
+    """A config file's bytes, through the one reader of a tree's files (source_files.read_bytes: regular files
+    only, never blocking, at most the default --max-file-size: the config sets the limit, so it cannot be read
+    under it). Raises ConfigError."""
+    from .source_files import DEFAULT_MAX_FILE_SIZE, SourceError, read_bytes
+
+    try:
+        return read_bytes(path, DEFAULT_MAX_FILE_SIZE)
+    except SourceError as error:
+        raise ConfigError(f"{path}: {error.reason}", path) from None
+
+
 def _has_section(path: str) -> bool:
     try:
-        with open(path, "rb") as handle:
-            data = handle.read()
-    except OSError:
+        data = _read(path)
+    except ConfigError:
         return False
     # Cheap test first; only a file that names the table is parsed (and then must parse).
     return SECTION.encode() in data and SECTION in _load(path, data).get("tool", {})
@@ -167,11 +178,7 @@ def load_config(path: str, require_table: bool = False) -> Config:
     An unknown key (a typo, or a key of a newer release) is named in `Config.warnings` and otherwise left
     alone, as ruff warns rather than stopping a run a newer config file would otherwise break.
     """
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read()
-    except OSError as error:
-        raise ConfigError(f"{path}: cannot read: {(error.strerror or str(error)).lower()}") from None
+    data = _read(path)
     tool = _load(path, data).get("tool", {})
     if require_table and not (isinstance(tool, dict) and SECTION in tool):
         raise ConfigError(f"{path}: no [tool.{SECTION}] table")
@@ -254,8 +261,7 @@ def _flake8_section(path: str) -> Optional[Dict[str, str]]:
     """The `[flake8]` section of an INI file as flake8 reads it (keys with `_` or `-`), None when it has none."""
     parser = configparser.RawConfigParser()
     try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
+        text = _read(path).decode("utf-8")
         if "[flake8" not in text:  # cheap test first: most setup.cfg files have no [flake8] section
             return None
         parser.read_string(text, source=path)

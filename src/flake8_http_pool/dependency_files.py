@@ -22,7 +22,7 @@ from packaging.version import InvalidVersion, Version
 
 from .bindings import callee_name
 from .finding import Finding
-from .source_files import SourceError, parse_source
+from .source_files import SourceError, parse_source, read_bytes
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -62,11 +62,10 @@ def _declared(path: str, text: str) -> List[Declared]:
 def declared_requirements(path: str) -> List[Requirement]:
     """The requirements a dependency file declares; none for a file that cannot be read or parsed."""
     try:
-        with open(path, "rb") as handle:
-            text = handle.read(4 * 1024 * 1024).decode("utf-8", "replace")
+        text = read_bytes(path, 4 * 1024 * 1024).decode("utf-8", "replace")
         return [item.requirement for item in _declared(path, text)]
-    except (OSError, SourceError):
-        return []
+    except SourceError:
+        return []  # unreadable, over 4 MB, or no regular file (a FIFO committed as requirements.txt)
 
 
 def _gevent_with_injection(declared: List[Declared]) -> Optional[Finding]:

@@ -64,6 +64,22 @@ def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
+def tree_file(entry: "os.DirEntry[str]", root: str) -> bool:
+    """Whether a walk of `root` (a real path, os.path.realpath) reads the file `entry` names: a regular file, or a
+    link to one inside `root`. A FIFO, socket or device named like a source file, a link leading out of the tree
+    (`pw.py -> /etc/passwd`), a dangling link or a loop: not the project's code, skipped silently, as flake8 and
+    ruff skip them. Every walker of a tree (check's, the project model's, the patch facts') asks this."""
+    try:
+        if entry.is_file(follow_symlinks=False):
+            return True  # the entry's type from the listing: no system call for a plain file
+        if not entry.is_symlink():
+            return False
+        info = entry.stat()  # follows the link; a loop raises
+    except OSError:
+        return False
+    return stat.S_ISREG(info.st_mode) and _inside(os.path.realpath(entry.path), root)
+
+
 def _kinds(name: str, explicit: bool) -> Iterator[str]:
     """The checks a file gets: a named file is Python unless it is a dependency file that is not `setup.py`."""
     dependency = is_dependency_file(name)
@@ -219,18 +235,42 @@ def paths_from_file(name: str, stdin: TextIO, on_error: Callable[[str, str], Non
 
     Read as bytes and decoded as the file system decodes names, so any name the system can hold comes through;
     blank lines are skipped, and an entry holding a NUL byte (no path can) costs one error line, not the run.
+    Read a line at a time, never a line longer than any path can be: a list that is a device (`/dev/zero`) or
+    holds such a line ends with one error line instead of filling the memory. A FIFO or a pipe (`<(git ls-files)`)
+    is read as it comes.
     """
     if name == "-":
         binary = getattr(stdin, "buffer", None)
-        data = binary.read() if binary is not None else stdin.read().encode("utf-8", "surrogateescape")
-    else:
-        try:
-            with open(name, "rb") as handle:
-                data = handle.read()
-        except OSError as error:
-            on_error(name, f"cannot read the file list: {(error.strerror or str(error)).lower()}")
+        stream: Any = binary if binary is not None else _Encoded(stdin)
+        yield from _listed_paths(stream, "standard input", on_error)
+        return
+    try:
+        handle = open(name, "rb")
+    except OSError as error:
+        on_error(name, f"cannot read the file list: {(error.strerror or str(error)).lower()}")
+        return
+    with handle:
+        mode = os.fstat(handle.fileno()).st_mode
+        if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
+            on_error(name, "cannot read the file list: not a regular file or a pipe")
             return
-    for raw in data.split(b"\n"):
+        yield from _listed_paths(handle, name, on_error)
+
+
+# No path is longer than this many bytes (Linux's PATH_MAX is 4,096; macOS's 1,024; Windows' long paths 32,767).
+_LONGEST_PATH = 32 * 1024
+
+
+def _listed_paths(stream: Any, name: str, on_error: Callable[[str, str], None]) -> Iterator[str]:
+    while True:
+        raw = stream.readline(_LONGEST_PATH + 2)
+        if not raw:
+            return
+        if len(raw) > _LONGEST_PATH + 1:  # (the line's end included)
+            on_error(name, f"cannot read the file list: a line is longer than any path ({_LONGEST_PATH // 1024} KB);"
+                           " the rest of the list is not read")
+            return
+        raw = raw[:-1] if raw.endswith(b"\n") else raw
         raw = raw[:-1] if raw.endswith(b"\r") else raw
         if not raw.strip():
             continue
@@ -239,3 +279,13 @@ def paths_from_file(name: str, stdin: TextIO, on_error: Callable[[str, str], Non
             on_error(path.replace("\x00", "\\0"), "a path in the file list holds a NUL byte; skipped")
             continue
         yield path
+
+
+class _Encoded:
+    """A text stream (a test's StringIO standing in for standard input) read as the bytes a real one holds."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def readline(self, limit: int) -> bytes:
+        return self.stream.readline(limit).encode("utf-8", "surrogateescape")

@@ -23,7 +23,7 @@ from .engine import ModuleSeeds, analyze
 from .fix_facts import FixFacts, NamesElsewhere
 from .noqa import unsuppressed
 from .options import Options
-from .source_files import SourceError, decode_source, parse_source, quiet_parse, read_bytes
+from .source_files import SourceError, decode_source, parse_source, quiet_parse, read_bytes, read_or_none
 
 
 class FileChange(NamedTuple):
@@ -155,12 +155,11 @@ def _thread(source: _Source, finding: Any, paths: Sequence[str], seeds: Dict[str
     for path in paths:
         if path == source.path:
             continue
-        try:
-            with open(path, "rb") as stream:
-                if not word.search(stream.read()):
-                    continue
-        except OSError:
-            return None
+        data = read_or_none(path, options_of(path).max_file_size)
+        if data is None:
+            return None  # a module that cannot be read (or is too big, or no regular file) may call it
+        if not word.search(data):
+            continue
         other = source_of(path)
         if other is None:
             return None  # a module naming it that cannot be read or parsed: it may call it

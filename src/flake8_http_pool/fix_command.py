@@ -517,11 +517,11 @@ def _gather_up_front(targets: List[FixTarget], cache: Any, jobs: int, table: Any
     def may_fix(target: FixTarget) -> bool:
         if target.seeds is not None and target.seeds.factories:
             return True
-        try:
-            with open(target.path, "rb") as handle:
-                return mentions_a_library(handle.read())
-        except OSError:
-            return False
+        from .source_files import DEFAULT_MAX_FILE_SIZE, read_or_none
+
+        # Bounded as every read of the tree is: a file over the default limit gathers its facts where it is fixed.
+        data = read_or_none(target.path, DEFAULT_MAX_FILE_SIZE)
+        return data is not None and mentions_a_library(data)
 
     if not any(may_fix(target) for target in targets):
         return {}, None
@@ -776,7 +776,8 @@ def _check_split_usage(args: argparse.Namespace, mode: str) -> List[str]:
     if mode != PATCH:
         return []
     if args.codeowners is not None and not os.path.isfile(args.codeowners):
-        raise cli.UsageError(f"--codeowners {args.codeowners}: no such file")
+        reason = "not a regular file" if os.path.exists(args.codeowners) else "no such file"
+        raise cli.UsageError(f"--codeowners {args.codeowners}: {reason}")
     if cli.STDIN in args.paths:
         raise cli.UsageError("--split-by-owner writes patches of files; it cannot take `-` (source on standard "
                              "input)")

@@ -287,12 +287,31 @@ def module_name(path: str) -> str:
 
 
 def project_python_files(root: str) -> Iterator[str]:
-    """Every `*.py` below `root`, skipping virtual environments, caches and VCS folders; links not followed."""
-    for directory, dirs, files in os.walk(root):
-        dirs[:] = [d for d in dirs if d not in _SKIP_DIRS and not os.path.exists(os.path.join(directory, d, "pyvenv.cfg"))]
-        for name in files:
-            if name.endswith(".py"):
-                yield os.path.join(directory, name)
+    """Every `*.py` below `root`, skipping virtual environments, caches and VCS folders; links to folders not
+    followed, links to files only inside the tree, and only regular files (discovery.tree_file)."""
+    from .discovery import tree_file
+
+    real = os.path.realpath(root)
+    folders = [root]
+    while folders:  # top-down, each folder's entries in the order the system lists them, as os.walk went
+        directory = folders.pop()
+        try:
+            with os.scandir(directory) as listing:
+                entries = list(listing)
+        except OSError:
+            continue
+        dirs = []
+        for entry in entries:
+            try:
+                is_dir = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                continue
+            if is_dir:
+                if entry.name not in _SKIP_DIRS and not os.path.exists(os.path.join(entry.path, "pyvenv.cfg")):
+                    dirs.append(entry.path)
+            elif entry.name.endswith(".py") and tree_file(entry, real):
+                yield entry.path
+        folders.extend(reversed(dirs))
 
 
 def may_patch(data: bytes) -> bool:
@@ -357,10 +376,10 @@ def file_patch_targets(path: str, words: Optional[FrozenSet[bytes]] = None, data
     With `words` (project_words), also none when its text holds none of them: nothing it patches can matter.
     `data`: the whole file, when the caller has read it already."""
     if data is None:
-        try:
-            with open(path, "rb") as handle:
-                data = handle.read(_MAX_BYTES + 1)
-        except OSError:
+        from .source_files import read_or_none
+
+        data = read_or_none(path, _MAX_BYTES)
+        if data is None:
             return ()
     if len(data) > _MAX_BYTES or not may_patch(data):
         return ()

@@ -114,11 +114,11 @@ def check_folder(folder: str) -> List[str]:
 
 
 def _written_here(path: str) -> bool:
-    try:
-        with open(path, "rb") as handle:
-            return handle.read(len(MARKER)) == MARKER
-    except OSError:
-        return False
+    """Whether the file starts with the mark our patches carry. Only a regular file is opened, never blocking: a
+    FIFO named `x.patch` in the folder would otherwise wait for a writer forever."""
+    from .source_files import read_head
+
+    return read_head(path, len(MARKER)) == MARKER
 
 
 def load_codeowners(explicit: Optional[str], root: str, warn: Callable[[str], None]) -> CodeOwners:

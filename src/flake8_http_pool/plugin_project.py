@@ -64,7 +64,10 @@ def project_files(root: str, exclude: Sequence[str] = (), cache_name: str = "",
 
     With `listings` (a project_cache.StatMemo), a folder that looks as it did (adding, removing or renaming an
     entry changes a folder's times) gives the listing kept for it instead of being listed and matched again."""
+    from .discovery import tree_file
     from .project_cache import MISSING
+
+    real = os.path.realpath(root)
 
     # One compiled pattern for all of them: the walk meets every name of a tree that may be large.
     matches = re.compile("|".join(f"(?:{fnmatch.translate(os.path.normcase(p))})" for p in exclude)).match \
@@ -90,7 +93,7 @@ def project_files(root: str, exclude: Sequence[str] = (), cache_name: str = "",
                 if name not in SKIPPED and name != cache_name and not name.endswith(".egg-info") \
                         and not excluded(name, entry.path) and not installed_library(name, entry.path):
                     dirs.append(entry.path)
-            elif name.endswith(".py") and not excluded(name, entry.path):
+            elif name.endswith(".py") and not excluded(name, entry.path) and tree_file(entry, real):
                 files.append(entry.path)
         return sorted(files), sorted(dirs)
 
@@ -104,11 +107,23 @@ def project_files(root: str, exclude: Sequence[str] = (), cache_name: str = "",
             if known is MISSING:
                 files, dirs = listed(directory)
                 listings.put(directory, signature, "", (files, dirs))
-            else:
+            elif _listing_of(known, directory):
                 files, dirs = known
+            else:  # not a listing of this folder: a cache entry crafted to point the walk outside the tree
+                files, dirs = listed(directory)
+                listings.put(directory, signature, "", (files, dirs))
         yield from files
         # A virtual environment made inside a folder already listed changes that folder, not its parent.
         folders.extend(reversed([d for d in dirs if not os.path.exists(os.path.join(d, "pyvenv.cfg"))]))
+
+
+def _listing_of(known: Any, directory: str) -> bool:
+    """Whether a listing read back from the cache is one of `directory`: two lists of paths directly inside it."""
+    try:
+        files, dirs = known
+        return all(isinstance(path, str) and os.path.dirname(path) == directory for path in (*files, *dirs))
+    except (TypeError, ValueError):
+        return False
 
 
 _LIBRARY_FOLDER = re.compile(r"python\d+\.\d+t?")
@@ -156,12 +171,10 @@ def buffer_seeds(seeds: Optional[ModuleSeeds], path: str, data: bytes) -> Option
     another call; they come back once the buffer is saved."""
     if seeds is None:
         return None
-    try:
-        with open(path, "rb") as stream:
-            if stream.read() == data:
-                return seeds
-    except OSError:
-        pass
+    from .source_files import read_or_none
+
+    if read_or_none(path, len(data) or 1) == data:  # a file longer than the buffer is not read whole to tell
+        return seeds
     return seeds._replace(factories={}, blocking={}, writers={})
 
 
@@ -222,13 +235,13 @@ def solved_project(root: str, options: Options, exclude: Sequence[str] = (),
     if isinstance(last_quick, tuple) and len(last_quick) == 2 and last_quick[0] == quick:
         state = last_quick[1]
     else:
-        hashes, state = _hashes_by_index(cache, "index\0" + index_key, files, signatures)
+        hashes, state = _hashes_by_index(cache, "index\0" + index_key, files, signatures, options.max_file_size)
         if all(signature is not None and settled(signature, started) for signature in signatures):
             cache.store_blob("s", quick_key, (quick, state))
     found = _solved(cache.load_blob("s", solved_key), state)
     if found is None:
         if hashes is None:
-            hashes, state = _hashes_by_index(cache, "index\0" + index_key, files, signatures)
+            hashes, state = _hashes_by_index(cache, "index\0" + index_key, files, signatures, options.max_file_size)
         with cache.lock():
             # Another process may have solved it while this one waited for the lock.
             found = _solved(cache.load_blob("s", solved_key), state)
@@ -319,11 +332,14 @@ def _signatures(files: List[str]) -> List[Optional[Tuple[int, int, int, int]]]:
         return [stat_signature(path) for path in files]
 
 
-def _hashes_by_index(cache: Any, key: str, files: List[str],
-                     signatures: List[Optional[Tuple[int, int, int, int]]]) -> Tuple[List[Tuple[str, str]], str]:
+def _hashes_by_index(cache: Any, key: str, files: List[str], signatures: List[Optional[Tuple[int, int, int, int]]],
+                     max_size: Optional[int]) -> Tuple[List[Tuple[str, str]], str]:
     """Each readable file's content hash, from the stat index (`key`) for a file that looks as it did, else
-    read; and the digest of that (path, hash) set, the state the project is solved at. The index is saved."""
+    read (source_files.read_bytes: a file over `max_size` or that is no regular file is left out, as its own
+    check skips it); and the digest of that (path, hash) set, the state the project is solved at. The index is
+    saved."""
     from .project_cache import StatMemo, content_hash
+    from .source_files import read_or_none
 
     index = StatMemo(cache, "s", key)
     known, kept = index.old, index.new
@@ -338,11 +354,10 @@ def _hashes_by_index(cache: Any, key: str, files: List[str],
             digest = entry[2]
             hits += 1
         else:
-            try:
-                with open(path, "rb") as stream:
-                    digest = content_hash(stream.read())
-            except OSError:
+            data = read_or_none(path, max_size)
+            if data is None:
                 continue
+            digest = content_hash(data)
             index.put(path, signature, "", digest)
         hashes.append((path, digest))
     # When every file looks as it did and none is gone, the set is the one whose digest the index kept.

@@ -148,25 +148,16 @@ def names_named(paths: "Sequence[str] | RunPaths", names: FrozenSet[str], outsid
     return NamedWords(frozenset(twice), frozenset(beyond))
 
 
-def _read(path: str, max_size: int) -> Optional[bytes]:
-    try:
-        with open(path, "rb") as stream:
-            data = stream.read(max_size + 1 if max_size else -1)
-    except OSError:
-        return None
-    return None if max_size and len(data) > max_size else data
-
-
 # Past this many names asked, each file's words are found whole rather than each name looked for in turn.
 _FEW_NAMES = 32
 
 
 def _named_job(shared: Tuple[FrozenSet[bytes], int], path: str) -> Tuple[bytes, ...]:
     """In a worker: which of the wanted names the file's text holds as words."""
-    from .source_files import bytes_as_parser_reads
+    from .source_files import bytes_as_parser_reads, read_or_none
 
     wanted, max_size = shared
-    data = _read(path, max_size)
+    data = read_or_none(path, max_size)
     if data is None:
         return ()
     data = bytes_as_parser_reads(data)  # `ｆｅｔｃｈ(url)` calls `fetch` (NFKC, as the parser reads names)

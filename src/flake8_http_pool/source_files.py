@@ -14,8 +14,10 @@ import unicodedata
 import warnings
 from typing import Iterator, Optional, Tuple
 
-# Non-blocking so that opening a FIFO never waits for a writer.
-_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+# Non-blocking so that opening a FIFO never waits for a writer; never the controlling terminal (a link to /dev/tty
+# in a cloned tree); never inherited by a worker started meanwhile.
+_READ_FLAGS = (os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0) | getattr(os, "O_NOCTTY", 0)
+               | getattr(os, "O_CLOEXEC", 0))
 
 
 class SourceError(Exception):
@@ -111,6 +113,10 @@ def read_bytes(path: str, max_size: Optional[int] = None) -> bytes:
     """The file's bytes. Raises SourceError for a file that cannot be opened, is not a regular file, or is
     larger than `max_size` bytes (None or 0: no limit).
 
+    THE reader of every file a checked tree holds (sources, configs, dependency files, CODEOWNERS, patches): a
+    cloned repository may put a FIFO, a link to /dev/zero or a 1 GB sparse file where a file is expected, and
+    none of them may hang a run or fill its memory.
+
     The file is opened non-blocking and checked with `fstat` on the open descriptor, so a FIFO put in a
     file's place between discovery and reading can never hang the run, and a file over the limit (a 1 GB
     sparse file) is refused before a byte of it is read; a file that grows after the `fstat` is read only
@@ -141,6 +147,39 @@ def read_bytes(path: str, max_size: Optional[int] = None) -> bytes:
         return b"".join(chunks)
     except OSError as error:
         raise SourceError(f"cannot read: {_os_reason(error)}") from None
+    finally:
+        os.close(fd)
+
+
+def read_or_none(path: str, max_size: Optional[int] = None) -> Optional[bytes]:
+    """`read_bytes`, with None for a file it refuses (for readers that skip such a file silently: its own
+    check reports it)."""
+    try:
+        return read_bytes(path, max_size)
+    except SourceError:
+        return None
+
+
+def read_head(path: str, count: int) -> Optional[bytes]:
+    """The first `count` bytes of a regular file (fewer if it is shorter), opened as `read_bytes` opens it; None
+    for a file that cannot be opened or is no regular file."""
+    try:
+        fd = os.open(path, _READ_FLAGS)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        chunks = []
+        while count > 0:
+            chunk = os.read(fd, count)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            count -= len(chunk)
+        return b"".join(chunks)
+    except OSError:
+        return None
     finally:
         os.close(fd)
 

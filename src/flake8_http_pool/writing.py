@@ -375,9 +375,11 @@ def _write_by_path(path: str, data: bytes, expected: Snapshot) -> None:
     """Where a platform cannot work relative to a directory descriptor: the plain atomic replace."""
     import tempfile
 
-    with open(path, "rb") as handle:
-        if _digest(handle.read()) != expected.digest:
-            raise WriteRefused(CHANGED)
+    from .source_files import read_or_none
+
+    current = read_or_none(path, max(expected.size, 1))  # a file grown since it was read is not read whole
+    if current is None or _digest(current) != expected.digest:
+        raise WriteRefused(CHANGED)
     info = os.stat(path)
     if info.st_mode & 0o222 == 0:
         raise WriteRefused(READ_ONLY)

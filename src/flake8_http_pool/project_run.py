@@ -11,7 +11,7 @@ import os
 import re
 from collections import Counter
 from itertools import chain
-from typing import Any, Callable, Dict, FrozenSet, Iterator, NamedTuple, Optional, Sequence, Set, Tuple
+from typing import Any, Callable, Dict, FrozenSet, Iterator, NamedTuple, Sequence, Set, Tuple
 
 from .engine import ModuleSeeds
 

@@ -204,7 +204,9 @@ def scan_settings(args: argparse.Namespace, stderr: Optional[TextIO] = None) -> 
     out = stderr if stderr is not None else sys.stderr
 
     def warn(line: str) -> None:
-        out.write(f"flake8-http-pool: warning: {line}\n")
+        from .escaping import shown
+
+        out.write(f"flake8-http-pool: warning: {shown(line)}\n")  # a config's path and keys are the tree's
         out.flush()
 
     path: Optional[str] = None
@@ -271,9 +273,10 @@ class _Errors:
 
         error = CheckError(path, reason, where)
         if self.formatter is None or not self.formatter.error(error):
-            from .formats import shown
+            from .escaping import shown
 
-            self.stream.write(f"{shown(path)}: error: {reason}\n")
+            # The reason may quote what the file holds (a config's text, a report's): escaped as the path is.
+            self.stream.write(f"{shown(path)}: error: {shown(reason)}\n")
             self.stream.flush()
         self.items.append(error)
 
@@ -281,7 +284,9 @@ class _Errors:
 def _note(stderr: TextIO) -> Callable[[str], None]:
     """Writes one `flake8-http-pool: ...` line on stderr: something the user asked for was adjusted."""
     def note(message: str) -> None:
-        stderr.write(f"flake8-http-pool: {message}\n")
+        from .escaping import shown
+
+        stderr.write(f"flake8-http-pool: {shown(message)}\n")  # notes name the tree's files and folders
         stderr.flush()
     return note
 
@@ -530,7 +535,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
         return handler(args, sys.stdin, sys.stdout, sys.stderr)
     except UsageError as error:
-        sys.stderr.write(f"flake8-http-pool: error: {error}\n")
+        from .escaping import shown
+
+        # A config error names the config and may quote it: the repository's text, escaped as all output is.
+        sys.stderr.write(f"flake8-http-pool: error: {shown(str(error))}\n")
         return EXIT_ERROR
     except KeyboardInterrupt:
         sys.stderr.write("flake8-http-pool: interrupted\n")
@@ -547,7 +555,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             sys.stderr.write(f"flake8-http-pool: error: the run's temporary files could not be written ({error}); "
                              "free space where TMPDIR points, or point it elsewhere\n")
             return EXIT_ERROR
-        sys.stderr.write(f"flake8-http-pool: internal error: {type(error).__name__}: {error}\n")
+        from .escaping import shown
+
+        sys.stderr.write(f"flake8-http-pool: internal error: {type(error).__name__}: {shown(str(error))}\n")
         return EXIT_ERROR
 
 

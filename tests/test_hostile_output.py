@@ -231,3 +231,74 @@ def test_a_config_s_warning_and_error_lines_escape_its_folder(tmp_path: Path) ->
     assert broken.returncode == 2
     assert _raw_controls(broken.stdout) == [] and _raw_controls(broken.stderr) == []
     assert "s\\x1b[2Jd/pyproject.toml: error: invalid TOML" in broken.stderr
+
+
+# -- 2. one bad file never costs the findings of the others ----------------------------------------------------
+# Valid TOML to a parser that does not recurse; RecursionError to tomllib and tomli, which recurse per array.
+DEEP_TOML = "a = " + "[" * 3000 + "]" * 3000 + "\n"
+DEEP = "invalid TOML: nested too deeply (recursion limit reached)"
+
+
+@pytest.mark.parametrize("content, reason", [
+    (DEEP_TOML, DEEP),
+    ("a = [\n", "invalid TOML: Invalid value (at end of document)"),  # malformed: what the deep one must match
+])
+def test_a_deep_root_pyproject_is_named_in_one_line_and_the_rest_checked(tmp_path: Path, content: str,
+                                                                        reason: str) -> None:
+    (tmp_path / "pyproject.toml").write_text(content)
+    (tmp_path / "a.py").write_text(LOOP)
+    (tmp_path / "b.py").write_text(LOOP)
+    checked = run_cli(["check", "."], cwd=tmp_path, timeout=120)
+    assert_no_traceback(checked)
+    assert checked.returncode == 2
+    assert checked.stderr == f"./pyproject.toml: error: {reason}\n"
+    assert [line.split(" ")[:2] for line in checked.stdout.splitlines()[:2]] == [
+        ["./a.py:4:5:", "HTP101"], ["./b.py:4:5:", "HTP101"]]
+    # fix reads pyproject.toml for what it declares (HTP401's facts, requests' version): one it cannot parse
+    # declares nothing, as a malformed one does; it neither stops the run nor is blamed on a.py.
+    diff = run_cli(["fix", "--no-progress", "--diff", "--unsafe-fixes", "."], cwd=tmp_path, timeout=120)
+    assert_no_traceback(diff)
+    assert diff.returncode == 1 and "error" not in diff.stderr, diff.stderr
+    assert diff.stdout.count("+with requests.Session() as session:") == 2
+    fixed = run_cli(["fix", "--no-progress", "--unsafe-fixes", "."], cwd=tmp_path, timeout=120)
+    assert fixed.returncode == 0 and "error" not in fixed.stderr, fixed.stderr
+    assert "requests.Session()" in (tmp_path / "a.py").read_text()
+    assert _flake8(tmp_path).returncode == 0  # fixed
+
+
+def test_a_deep_config_of_ours_is_a_config_error_at_the_root_and_below(tmp_path: Path) -> None:
+    ours = '[tool.flake8-http-pool]\nselect = ["HTP"]\n' + DEEP_TOML
+    (tmp_path / "pyproject.toml").write_text(ours)
+    (tmp_path / "a.py").write_text(LOOP)
+    root = run_cli(["check", "."], cwd=tmp_path, timeout=120)
+    assert_no_traceback(root)
+    assert (root.returncode, root.stdout) == (2, "")  # as any config that does not load
+    assert root.stderr == f"flake8-http-pool: error: {tmp_path / 'pyproject.toml'}: {DEEP}\n"
+    fixed = run_cli(["fix", "--no-progress", "--diff", "."], cwd=tmp_path, timeout=120)
+    assert fixed.returncode == 2 and fixed.stderr == root.stderr
+    flake8 = _flake8(tmp_path)  # reads the project's cache-dir from it, and goes on with the default
+    assert flake8.returncode == 1 and flake8.stdout.startswith("./a.py:4:5: HTP101 "), flake8.stderr
+
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "pyproject.toml").write_text(ours)
+    (tmp_path / "sub" / "b.py").write_text(LOOP)
+    below = run_cli(["check", "."], cwd=tmp_path, timeout=120)
+    assert below.returncode == 2
+    assert below.stderr == f"{tmp_path / 'sub' / 'pyproject.toml'}: error: {DEEP}\n"
+    assert below.stdout.startswith("./a.py:4:5: HTP101 ") and "b.py" not in below.stdout  # not checked under it
+
+
+def test_merge_names_a_deep_report_and_merges_the_others(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text(LOOP)
+    good = run_cli(["check", "--isolated", "--output-format", "json", "a.py"], cwd=tmp_path, timeout=120)
+    (tmp_path / "good.json").write_text(good.stdout)
+    (tmp_path / "deep.json").write_text("[" * 100000 + "]" * 100000)
+    (tmp_path / "deep.sarif").write_text('{"runs": ' + "[" * 100000 + "]" * 100000 + "}")
+    result = run_cli(["merge", "deep.json", "good.json", "deep.sarif"], cwd=tmp_path, timeout=120)
+    assert_no_traceback(result)
+    assert result.returncode == 2
+    assert result.stderr == (
+        "flake8-http-pool: error: deep.json: not a report: nested too deeply (recursion limit reached)\n"
+        "flake8-http-pool: error: deep.sarif: not a report: nested too deeply (recursion limit reached)\n")
+    assert result.stdout.startswith("a.py:4:5: HTP101 ")

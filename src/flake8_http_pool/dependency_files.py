@@ -170,6 +170,8 @@ def _from_pyproject(text: str) -> Iterator[Declared]:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise SourceError(f"invalid TOML: {error}") from None
+    except RecursionError:  # the parser recurses per nested array or table: `a = [[[...]]]` 3,000 deep
+        raise SourceError("invalid TOML: nested too deeply (recursion limit reached)") from None
     project = data.get("project", {})
     strings: List[str] = []
     if isinstance(project, dict):

@@ -302,3 +302,55 @@ def test_merge_names_a_deep_report_and_merges_the_others(tmp_path: Path) -> None
         "flake8-http-pool: error: deep.json: not a report: nested too deeply (recursion limit reached)\n"
         "flake8-http-pool: error: deep.sarif: not a report: nested too deeply (recursion limit reached)\n")
     assert result.stdout.startswith("a.py:4:5: HTP101 ")
+
+
+# -- 3. a name near the file system's limit can be fixed ------------------------------------------------------
+# 240 bytes of ASCII; 243 of two-byte characters (120 of them); 255, the limit itself, in 126 of them.
+LONG_NAMES = ["m" * 237 + ".py", "é" * 120 + ".py", "ü" * 126 + ".py"]
+
+
+def _leftovers(folder: Path) -> List[str]:
+    return [name for name in os.listdir(folder) if name.endswith((".fix-tmp", ".fix-bak"))]
+
+
+@pytest.mark.parametrize("name", LONG_NAMES)
+def test_a_module_named_near_the_limit_is_fixed(tmp_path: Path, name: str) -> None:
+    assert len(os.fsencode(name)) <= 255
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / name).write_text(LOOP)
+    result = run_cli(["fix", "--no-progress", "--unsafe-fixes", "."], cwd=tmp_path, timeout=120)
+    assert_no_traceback(result)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == "flake8-http-pool fix: 1 file scanned, 1 changed, 1 fix (HTP101: 1)\n"
+    assert "with requests.Session() as session:" in (tmp_path / name).read_text()
+    assert _leftovers(tmp_path) == []
+
+
+@pytest.mark.parametrize("name", LONG_NAMES)
+def test_a_hard_linked_module_named_near_the_limit_is_rewritten_in_place(tmp_path: Path, name: str) -> None:
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / name).write_text(LOOP)
+    os.link(tmp_path / name, tmp_path / "link.txt")  # two links: rewritten in place, a backup beside it
+    result = run_cli(["fix", "--no-progress", "--unsafe-fixes", "."], cwd=tmp_path, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "with requests.Session() as session:" in (tmp_path / "link.txt").read_text()
+    assert _leftovers(tmp_path) == []
+
+
+def test_a_change_across_modules_writes_a_module_named_near_the_limit(tmp_path: Path) -> None:
+    """HTP104's client parameter edits three files all or nothing: each staged beside itself, with a backup."""
+    import shutil
+
+    fixture = Path(__file__).parent / "fixtures" / "fix_projects" / "client_parameter_private_across_modules"
+    shutil.copytree(fixture / "before", tmp_path / "repo")
+    repo = tmp_path / "repo"
+    long_name = "r" * 237 + ".py"
+    (repo / "report.py").rename(repo / long_name)
+    (repo / "pyproject.toml").write_text("")
+    result = run_cli(["fix", "--no-cache", "--no-progress", "--unsafe-fixes", "."], cwd=repo, timeout=120)
+    assert_no_traceback(result)
+    assert result.returncode == 0, result.stderr
+    assert (repo / long_name).read_text() == (fixture / "after" / "report.py").read_text()
+    for relative in ("catalog/client.py", "sync.py"):
+        assert (repo / relative).read_text() == (fixture / "after" / relative).read_text()
+    assert _leftovers(repo) == [] and _leftovers(repo / "catalog") == []

@@ -205,7 +205,8 @@ def test_merge_escapes_what_a_report_says(tmp_path: Path) -> None:
                          timeout=120)
         assert result.returncode == 2, result.stderr  # the missing report
         assert _raw_controls(result.stdout) == [] and _raw_controls(result.stderr) == [], output
-        assert result.stderr == "flake8-http-pool: error: gone\\x1b[2J.json: cannot be read: no such file or directory\n"
+        assert result.stderr == ("flake8-http-pool: error: gone\\x1b[2J.json: cannot be read: no such file or "
+                                 "directory\n")
         lines = [line for line in result.stdout.splitlines() if "HTP101" in line]
         # GitHub's runner reads CR and LF back from its own escapes; the rest is shown escaped everywhere.
         shown = "m\\x1b[31m%0DX%0A./b.py" if output == "github" else "m\\x1b[31m\\rX\\n./b.py"

@@ -529,7 +529,12 @@ Handler = Callable[[argparse.Namespace, TextIO, TextIO, TextIO], int]
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """The console script. Never lets a traceback reach the user."""
-    parser = build_parser()
+    try:
+        parser = build_parser()  # imports the subcommands' modules: the first thing a memory limit can stop
+    except MemoryError:
+        return _out_of_memory()
+    except Exception as error:  # an import a memory limit broke half-way (or a bug): one line, as below
+        return _internal_error(error)
     args = parser.parse_args(argv)  # exits 2 with a usage message on a bad command line
     handler: Handler = args.handler
     try:
@@ -550,15 +555,35 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         except OSError:
             pass
         return EXIT_ERROR
+    except MemoryError:
+        return _out_of_memory()
     except Exception as error:  # a bug of ours: one line, not a traceback
         if type(error).__module__ == "sqlite3":  # the run's tables on disk (ondisk.py): the disk, not a bug
             sys.stderr.write(f"flake8-http-pool: error: the run's temporary files could not be written ({error}); "
                              "free space where TMPDIR points, or point it elsewhere\n")
             return EXIT_ERROR
-        from .escaping import shown
+        return _internal_error(error)
 
-        sys.stderr.write(f"flake8-http-pool: internal error: {type(error).__name__}: {shown(str(error))}\n")
-        return EXIT_ERROR
+
+def _internal_error(error: Exception) -> int:
+    """One line for an exception nothing else caught (a bug of ours), or for what a memory limit made of loading
+    a C extension (dlopen's `failed to map segment`: ENOMEM in its words)."""
+    # source_files.no_memory_to_load's test, without importing it: the import that failed may have been its.
+    if isinstance(error, ImportError) and "failed to map segment" in str(error):
+        return _out_of_memory()
+    from .escaping import shown
+
+    sys.stderr.write(f"flake8-http-pool: internal error: {type(error).__name__}: {shown(str(error))}\n")
+    return EXIT_ERROR
+
+
+def _out_of_memory() -> int:
+    """Not a bug: the machine, or a limit on this process (`ulimit -v`), left too little; one line says so."""
+    try:
+        sys.stderr.write("flake8-http-pool: error: out of memory\n")
+    except MemoryError:
+        pass
+    return EXIT_ERROR
 
 
 def console_main() -> None:

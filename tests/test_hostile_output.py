@@ -111,6 +111,17 @@ def test_the_json_formats_stay_valid_and_carry_the_name_whole(tmp_path: Path, na
         assert wanted in issue["description"]
 
 
+def test_the_full_format_escapes_the_source_line_and_keeps_the_caret_under_the_call(tmp_path: Path) -> None:
+    # A raw escape inside a string literal is valid Python; the caret still lands under the call.
+    (tmp_path / "a.py").write_text("import requests\n\nfor u in urls:\n\tx = '\x1b[2J'; requests.get(u)\n")
+    result = run_cli(["check", "--isolated", "--output-format", "full", "a.py"], cwd=tmp_path, timeout=120)
+    assert result.returncode == 1, result.stderr
+    assert _raw_controls(result.stdout.replace("\t", "")) == []
+    lines = result.stdout.splitlines()
+    assert lines[1] == "    \tx = '\\x1b[2J'; requests.get(u)"
+    assert lines[2] == "    \t" + " " * len("x = '\\x1b[2J'; ") + "^"
+
+
 def _forge(cache: Path) -> int:
     """Append FORGED to every finding's message in the cache's module entries (a cache committed to the
     repository may hold any text); how many entries changed."""

@@ -134,6 +134,8 @@ def _requirement(text: str) -> Optional[Requirement]:
         return Requirement(text)
     except InvalidRequirement:
         return None  # a URL, a local path or a typo: not one of the names this rule looks for
+    except RecursionError:
+        return None  # markers nested thousands deep: a recent packaging refuses them, an older one may recurse
 
 
 # -- requirements*.txt -------------------------------------------------------------------------------

@@ -204,7 +204,9 @@ def scan_settings(args: argparse.Namespace, stderr: Optional[TextIO] = None) -> 
     out = stderr if stderr is not None else sys.stderr
 
     def warn(line: str) -> None:
-        out.write(f"flake8-http-pool: warning: {line}\n")
+        from .escaping import shown
+
+        out.write(f"flake8-http-pool: warning: {shown(line)}\n")  # a config's path and keys are the tree's
         out.flush()
 
     path: Optional[str] = None
@@ -271,9 +273,10 @@ class _Errors:
 
         error = CheckError(path, reason, where)
         if self.formatter is None or not self.formatter.error(error):
-            from .formats import shown
+            from .escaping import shown
 
-            self.stream.write(f"{shown(path)}: error: {reason}\n")
+            # The reason may quote what the file holds (a config's text, a report's): escaped as the path is.
+            self.stream.write(f"{shown(path)}: error: {shown(reason)}\n")
             self.stream.flush()
         self.items.append(error)
 
@@ -281,7 +284,9 @@ class _Errors:
 def _note(stderr: TextIO) -> Callable[[str], None]:
     """Writes one `flake8-http-pool: ...` line on stderr: something the user asked for was adjusted."""
     def note(message: str) -> None:
-        stderr.write(f"flake8-http-pool: {message}\n")
+        from .escaping import shown
+
+        stderr.write(f"flake8-http-pool: {shown(message)}\n")  # notes name the tree's files and folders
         stderr.flush()
     return note
 
@@ -524,13 +529,21 @@ Handler = Callable[[argparse.Namespace, TextIO, TextIO, TextIO], int]
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """The console script. Never lets a traceback reach the user."""
-    parser = build_parser()
+    try:
+        parser = build_parser()  # imports the subcommands' modules: the first thing a memory limit can stop
+    except MemoryError:
+        return _out_of_memory()
+    except Exception as error:  # an import a memory limit broke half-way (or a bug): one line, as below
+        return _internal_error(error)
     args = parser.parse_args(argv)  # exits 2 with a usage message on a bad command line
     handler: Handler = args.handler
     try:
         return handler(args, sys.stdin, sys.stdout, sys.stderr)
     except UsageError as error:
-        sys.stderr.write(f"flake8-http-pool: error: {error}\n")
+        from .escaping import shown
+
+        # A config error names the config and may quote it: the repository's text, escaped as all output is.
+        sys.stderr.write(f"flake8-http-pool: error: {shown(str(error))}\n")
         return EXIT_ERROR
     except KeyboardInterrupt:
         sys.stderr.write("flake8-http-pool: interrupted\n")
@@ -542,13 +555,35 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         except OSError:
             pass
         return EXIT_ERROR
+    except MemoryError:
+        return _out_of_memory()
     except Exception as error:  # a bug of ours: one line, not a traceback
         if type(error).__module__ == "sqlite3":  # the run's tables on disk (ondisk.py): the disk, not a bug
             sys.stderr.write(f"flake8-http-pool: error: the run's temporary files could not be written ({error}); "
                              "free space where TMPDIR points, or point it elsewhere\n")
             return EXIT_ERROR
-        sys.stderr.write(f"flake8-http-pool: internal error: {type(error).__name__}: {error}\n")
-        return EXIT_ERROR
+        return _internal_error(error)
+
+
+def _internal_error(error: Exception) -> int:
+    """One line for an exception nothing else caught (a bug of ours), or for what a memory limit made of loading
+    a C extension (dlopen's `failed to map segment`: ENOMEM in its words)."""
+    # source_files.no_memory_to_load's test, without importing it: the import that failed may have been its.
+    if isinstance(error, ImportError) and "failed to map segment" in str(error):
+        return _out_of_memory()
+    from .escaping import shown
+
+    sys.stderr.write(f"flake8-http-pool: internal error: {type(error).__name__}: {shown(str(error))}\n")
+    return EXIT_ERROR
+
+
+def _out_of_memory() -> int:
+    """Not a bug: the machine, or a limit on this process (`ulimit -v`), left too little; one line says so."""
+    try:
+        sys.stderr.write("flake8-http-pool: error: out of memory\n")
+    except MemoryError:
+        pass
+    return EXIT_ERROR
 
 
 def console_main() -> None:

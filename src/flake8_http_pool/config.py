@@ -156,6 +156,8 @@ def _load(path: str, data: bytes) -> Dict[str, Any]:
         return tomllib.loads(data.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
         raise ConfigError(f"{path}: invalid TOML: {error}", path) from None
+    except RecursionError:  # the parser recurses per nested array or table: `a = [[[...]]]` 3,000 deep
+        raise ConfigError(f"{path}: invalid TOML: nested too deeply (recursion limit reached)", path) from None
 
 
 def is_flake8_file(path: str) -> bool:

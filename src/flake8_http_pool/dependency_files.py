@@ -133,6 +133,8 @@ def _requirement(text: str) -> Optional[Requirement]:
         return Requirement(text)
     except InvalidRequirement:
         return None  # a URL, a local path or a typo: not one of the names this rule looks for
+    except RecursionError:
+        return None  # markers nested thousands deep: a recent packaging refuses them, an older one may recurse
 
 
 # -- requirements*.txt -------------------------------------------------------------------------------
@@ -169,6 +171,8 @@ def _from_pyproject(text: str) -> Iterator[Declared]:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise SourceError(f"invalid TOML: {error}") from None
+    except RecursionError:  # the parser recurses per nested array or table: `a = [[[...]]]` 3,000 deep
+        raise SourceError("invalid TOML: nested too deeply (recursion limit reached)") from None
     project = data.get("project", {})
     strings: List[str] = []
     if isinstance(project, dict):

@@ -6,6 +6,7 @@ import ast
 import re
 from typing import Callable, FrozenSet, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
+from .escaping import shown
 from .finding import Finding
 from .options import DEFAULT_OPTIONS, Options
 from .source_files import as_parser_reads, quiet_parse
@@ -133,7 +134,9 @@ def analyze(
                     node.col_offset,
                     getattr(node, "end_lineno", None) or node.lineno,
                     getattr(node, "end_col_offset", None) or node.col_offset,
-                    rule.message.format(**hit.fields),
+                    # A message may name another module's file (HTP102's `called in a loop at c.py:4`): that
+                    # name is the tree's and may hold any character, so it is escaped as a finding's own path.
+                    shown(rule.message.format(**hit.fields)),
                     hit.details,
                 )
             )

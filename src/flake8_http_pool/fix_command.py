@@ -25,8 +25,8 @@ from types import FrameType
 from typing import (Any, Callable, Dict, FrozenSet, Iterable, Iterator, List, NamedTuple, Optional, Set, TextIO,
                     Tuple)
 
+from .escaping import shown
 from .fix_facts import NO_FACTS, AskNames, FixFacts, NamesElsewhere, project_root
-from .formats import shown
 from .options import Options
 
 WRITE, DIFF, CHECK = "write", "diff", "check"
@@ -625,7 +625,7 @@ def summary(scanned: int, changed: int, applied: "Counter[str]", unsafe_left: "C
                      "`flake8-http-pool check` shows them")
     if skipped:
         lines.append(f"{len(skipped)} file{'s' if len(skipped) != 1 else ''} skipped:")
-        lines.extend(f"  {shown(path)}: {reason}" for path, reason in skipped)
+        lines.extend(f"  {shown(path)}: {shown(reason)}" for path, reason in skipped)
     return "".join(f"flake8-http-pool fix: {line}\n" if not line.startswith("  ") else line + "\n" for line in lines)
 
 
@@ -660,8 +660,9 @@ def run_fix(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: Tex
 
     def on_error(path: str, reason: str, where: Optional[Tuple[int, int]] = None) -> None:
         # A source error in flake8's shape (`path:3:6: E999 SyntaxError: ...`), else `path: error: reason`.
-        name = shown(path)
-        stderr.write(f"{name}:{where[0]}:{where[1]}: {reason}\n" if where else f"{name}: error: {reason}\n")
+        # The reason may name other files of the tree (a change across modules): escaped as the path is.
+        name, why = shown(path), shown(reason)
+        stderr.write(f"{name}:{where[0]}:{where[1]}: {why}\n" if where else f"{name}: error: {why}\n")
         stderr.flush()
         skipped.append((path, reason))
 
@@ -743,7 +744,7 @@ def run_fix(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: Tex
                         elif mode == CHECK:
                             progress.clear()
                             counts = _counts(Counter(dict(result.applied)))
-                            stdout.write(f"would fix {result.path}" + (f" ({counts})\n" if counts else "\n"))
+                            stdout.write(f"would fix {shown(result.path)}" + (f" ({counts})\n" if counts else "\n"))
                         if args.show_fixes and result.applied:
                             progress.clear()
                             # stdout holds nothing else when writing; a diff or the --check list keeps it
@@ -760,7 +761,8 @@ def run_fix(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: Tex
         stdout.flush()
     closing = summary(scanned, changed, applied, unsafe_left, skipped, mode, remaining)
     if splitter is not None:
-        closing += "".join(f"flake8-http-pool fix: {line}\n" for line in splitter.summary(splitter.write()))
+        # The owners' names come from the repository's CODEOWNERS: escaped as its file names are.
+        closing += "".join(f"flake8-http-pool fix: {shown(line)}\n" for line in splitter.summary(splitter.write()))
     if not args.quiet:
         stderr.write(closing)
     return fix_exit_code(args, mode, bool(skipped), changed > 0, sum(remaining.values()) > 0)
@@ -1203,7 +1205,7 @@ def _fix_stdin(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
     elif mode == DIFF and changed:
         stdout.write(unified_diff(name, text, result.text))
     elif mode == CHECK and changed:
-        stdout.write(f"would fix {name} ({_counts(Counter(dict(result.applied)))})\n")
+        stdout.write(f"would fix {shown(name)} ({_counts(Counter(dict(result.applied)))})\n")
     stdout.flush()
     if args.show_fixes and changed and result.applied:
         stderr.write(shown_fixes(name, result.applied.items()))  # stdout is the source

@@ -379,8 +379,11 @@ def _one_fix(text: str, plans: Sequence[_SitePlan], filename: str) -> "Optional[
         except cst.ParserSyntaxError as error:
             return _Failure(f"libcst cannot parse it: {str(error).splitlines()[0]}")
         except Exception as error:  # a bug in a fix must not lose the file: report it and leave it alone
+            from .source_files import no_memory_to_load
             from .time_budget import over_budget_in
 
+            if no_memory_to_load(error):  # libcst's parser not loaded for want of memory: said as that
+                raise MemoryError(str(error)) from None
             budget = over_budget_in(error)
             if budget is not None:  # the file's time ran out, and unwinding libcst failed on the way
                 raise budget

@@ -11,6 +11,7 @@ from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tex
 from urllib.parse import quote
 
 from . import __version__
+from .escaping import shown, shown_except, shown_keeping_tabs
 from .reporting import Reported
 from .rule import FIX_SAFE, Rule
 
@@ -112,7 +113,8 @@ class TextFormatter(Formatter):
         for item in reported:
             f = item.located.finding
             mark = f" {s.mark(FIX_MARK)}" if item.fix == FIX_SAFE else ""
-            self.out.write(f"{s.path(shown(path))}:{f.line}:{f.col + 1}: {s.code(f.code)}{mark} {f.message}\n")
+            place = f"{s.path(shown(path))}:{f.line}:{f.col + 1}"
+            self.out.write(f"{place}: {s.code(f.code)}{mark} {shown(f.message)}\n")
             self._source(item)
 
     def _source(self, item: Reported) -> None:
@@ -122,7 +124,8 @@ class TextFormatter(Formatter):
         if error.where is None:
             return False
         s = self.style
-        self.out.write(f"{s.path(shown(error.path))}:{error.line}:{error.col}: {s.code(error.code)} {error.message}\n")
+        place = f"{s.path(shown(error.path))}:{error.line}:{error.col}"
+        self.out.write(f"{place}: {s.code(error.code)} {shown(error.message)}\n")
         return True
 
 
@@ -134,9 +137,11 @@ class FullFormatter(TextFormatter):
         if not line.strip():
             return
         column = item.located.col_chars
-        # Tabs stay tabs in the caret's indent, so the caret lands under the column whatever the tab width.
-        indent = "".join(ch if ch == "\t" else " " for ch in line[:column])
-        self.out.write(f"    {line}\n    {indent}{self.style.caret('^')}\n")
+        # Tabs stay tabs in the caret's indent, so the caret lands under the column whatever the tab width; a
+        # control character before it is shown as its escape, and the caret moves past the escape's width.
+        before = shown_keeping_tabs(line[:column])
+        indent = "".join(ch if ch == "\t" else " " for ch in before)
+        self.out.write(f"    {before}{shown_keeping_tabs(line[column:])}\n    {indent}{self.style.caret('^')}\n")
 
 
 # A finding's details naming a place in another module, and what that place is (SARIF's related locations).
@@ -175,7 +180,7 @@ class JsonFormatter(Formatter):
         self._names = {rule.code: rule.name for rule in self.rules}
 
     def _record(self, record: Dict[str, Any]) -> None:
-        self.out.write(("\n  " if self._first else ",\n  ") + json.dumps(record, ensure_ascii=False))
+        self.out.write(("\n  " if self._first else ",\n  ") + json_text(record))
         self._first = False
 
     def findings(self, path: str, reported: Sequence[Reported]) -> None:
@@ -266,8 +271,8 @@ class SarifFormatter(Formatter):
             "columnKind": "unicodeCodePoints",
         }
         # Written by hand around the results so that they stream instead of piling up in memory.
-        self.out.write(json.dumps(head, ensure_ascii=False)[:-1] + ', "runs": [')
-        self.out.write(json.dumps(run_head, ensure_ascii=False)[:-1] + ', "results": [')
+        self.out.write(json_text(head)[:-1] + ', "runs": [')
+        self.out.write(json_text(run_head)[:-1] + ', "results": [')
         self._first = True
 
     def _rule(self, rule: Rule) -> Dict[str, Any]:
@@ -321,7 +326,7 @@ class SarifFormatter(Formatter):
                 result["relatedLocations"] = related
             if f.code in self._index:
                 result["ruleIndex"] = self._index[f.code]
-            self.out.write(("" if self._first else ",") + json.dumps(result, ensure_ascii=False))
+            self.out.write(("" if self._first else ",") + json_text(result))
             self._first = False
 
     def _notification(self, error: CheckError) -> Dict[str, Any]:
@@ -348,24 +353,23 @@ class SarifFormatter(Formatter):
         invocation: Dict[str, Any] = {"executionSuccessful": not errors}
         if notifications:
             invocation["toolExecutionNotifications"] = notifications
-        self.out.write('], "invocations": ' + json.dumps([invocation], ensure_ascii=False) + "}]}\n")
+        self.out.write('], "invocations": ' + json_text([invocation]) + "}]}\n")
 
 
-def shown(path: str) -> str:
-    """A path as a report shows it. A name's bytes that are not UTF-8 (surrogate escapes) become `\\xNN` and
-    control characters their escapes (`\\n`), so every format stays valid UTF-8 and one finding stays one line
-    (a file named `a.py\\n./b.py:1:1: HTP101` cannot forge a second finding)."""
-    if path.isprintable():
-        return path
-    out = []
-    for char in path:
-        if "\udc80" <= char <= "\udcff":
-            out.append(f"\\x{ord(char) - 0xDC00:02x}")
-        elif char.isprintable():
-            out.append(char)
-        else:
-            out.append(char.encode("unicode_escape", "backslashreplace").decode("ascii"))
-    return "".join(out)
+def json_text(value: Any) -> str:
+    """`value` as JSON on one line, every character that does not print written as its `\\uXXXX` escape: the
+    text is carried whole (a reader decodes it back exactly, a lone surrogate of an undecodable name included)
+    while the report stays valid UTF-8 and puts no control character on a terminal that shows it."""
+    text = json.dumps(value, ensure_ascii=False)
+    if text.isprintable():
+        return text
+    # json.dumps writes its own structure in printable ASCII: whatever does not print is inside a string.
+    return "".join(char if char.isprintable() else _json_escape(char) for char in text)
+
+
+def _json_escape(char: str) -> str:
+    units = char.encode("utf-16-be", "surrogatepass")
+    return "".join(f"\\u{int.from_bytes(units[i:i + 2], 'big'):04x}" for i in range(0, len(units), 2))
 
 
 def _uri_path(path: str) -> str:
@@ -413,7 +417,9 @@ class GithubFormatter(Formatter):
 
     def _command(self, kind: str, props: Sequence[Tuple[str, str]], message: str) -> None:
         joined = ",".join(f"{key}={github_property(value)}" for key, value in props)
-        self.out.write(f"::{kind} {joined}::{github_data(message)}\n")
+        # The runner reads CR and LF back from their escapes; any other control character is shown escaped.
+        text = github_data(shown_except(message, "\r\n"))
+        self.out.write(f"::{kind} {joined}::{text}\n")
 
     def error(self, error: CheckError) -> bool:
         props = [("file", shown(error.path))]
@@ -449,7 +455,7 @@ class GitlabFormatter(Formatter):
             "severity": severity,
             "location": {"path": shown, "lines": {"begin": line}},
         }
-        self.out.write(("\n  " if self._first else ",\n  ") + json.dumps(issue, ensure_ascii=False))
+        self.out.write(("\n  " if self._first else ",\n  ") + json_text(issue))
         self._first = False
 
     def findings(self, path: str, reported: Sequence[Reported]) -> None:
@@ -470,10 +476,10 @@ class PylintFormatter(Formatter):
     def findings(self, path: str, reported: Sequence[Reported]) -> None:
         for entry in reported:
             f = entry.located.finding
-            self.out.write(f"{shown(path)}:{f.line}: [{f.code}] {f.message}\n")
+            self.out.write(f"{shown(path)}:{f.line}: [{f.code}] {shown(f.message)}\n")
 
     def error(self, error: CheckError) -> bool:
-        self.out.write(f"{shown(error.path)}:{error.line}: [{error.code}] {error.message}\n")
+        self.out.write(f"{shown(error.path)}:{error.line}: [{error.code}] {shown(error.message)}\n")
         return error.where is not None  # an unreadable file is still named on stderr
 
 

@@ -39,6 +39,7 @@ def add_merge_parser(commands: Any) -> argparse.ArgumentParser:
 def run_merge(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
     """`merge`: read every report, join them, write the result through `check`'s formats; the exit code."""
     from . import cli
+    from .escaping import shown
     from .report_input import ReportError, read_report
     from .report_output import write_report
 
@@ -48,7 +49,7 @@ def run_merge(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: T
         try:
             read.append(read_report(name))
         except ReportError as error:
-            stderr.write(f"flake8-http-pool: error: {name}: {error}\n")
+            stderr.write(f"flake8-http-pool: error: {shown(name)}: {shown(str(error))}\n")
             stderr.flush()
             unreadable = True
     reports = merged(read)

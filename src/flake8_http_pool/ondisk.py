@@ -83,7 +83,10 @@ def rows(connection: sqlite3.Connection, sql: str, parameters: Sequence[Any] = (
                 return
             yield from batch
     finally:
-        cursor.close()
+        try:
+            cursor.close()
+        except sqlite3.ProgrammingError:
+            pass  # a reader left half-way by a run that stopped (out of memory) is closed after its database
 
 
 # SQLite's default limit on a statement's parameters is 999 (before 3.32).

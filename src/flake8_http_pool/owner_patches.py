@@ -25,7 +25,7 @@ import re
 from typing import Callable, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
 from .codeowners import NO_CODEOWNERS, PLACES, CodeOwners, find_codeowners, read_codeowners, repository_root
-from .formats import shown
+from .escaping import shown
 
 # The first line of every patch this writes: how a later run knows a patch in the folder is its own.
 MARKER = b"# flake8-http-pool fix --split-by-owner\n"

@@ -10,6 +10,7 @@ from typing import Any, Iterator, List, Optional, Sequence, Tuple
 
 from . import __version__
 from .engine import check_lines, may_have_findings
+from .escaping import shown
 from .options import DEFAULT_OPTIONS, Options, split_list
 
 
@@ -102,7 +103,9 @@ class HttpPoolChecker:
         if findings is None:
             findings = check_lines(self.tree, self.lines, self.options, seeds, text)
         for finding in findings:
-            yield finding.line, finding.col, finding.text(), type(self)
+            # flake8 prints the text as given: a finding read back from a cache the repository holds may say
+            # anything, so it is escaped as every other output is.
+            yield finding.line, finding.col, shown(finding.text()), type(self)
 
 
 def _patterns(value: Any) -> Tuple[str, ...]:
@@ -121,9 +124,9 @@ def _patterns(value: Any) -> Tuple[str, ...]:
             validate_patterns(patterns)
         except PatternError as error:
             # One line and exit 2, as for a bad option on flake8's own command line (SystemExit("...") exits 1).
-            sys.stderr.write(f"flake8-http-pool: --http-pool-unpooled-calls: {error}\n")
+            sys.stderr.write(f"flake8-http-pool: --http-pool-unpooled-calls: {shown(str(error))}\n")
             raise SystemExit(2) from None
         except MissingExtra as error:
-            sys.stderr.write(f"flake8-http-pool: {error}\n")
+            sys.stderr.write(f"flake8-http-pool: {shown(str(error))}\n")
             raise SystemExit(2) from None
     return patterns

@@ -46,6 +46,8 @@ def read_report(name: str) -> List[Entry]:
         document = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as error:
         raise ReportError(f"not JSON ({error})") from None
+    except RecursionError:  # json's decoder recurses per nested array or object: `[[[...]]]` 100,000 deep
+        raise ReportError("not a report: nested too deeply (recursion limit reached)") from None
     try:
         if isinstance(document, list):
             return [_from_record(record) for record in document]

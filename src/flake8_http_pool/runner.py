@@ -9,6 +9,10 @@ every write of a worker holds those signals back, so no temporary file is left).
 an exception, sends its workers SIGTERM before waiting for them. A worker dies with the main process even
 when that is killed outright (SIGKILL): on Linux the kernel kills it (PR_SET_PDEATHSIG), elsewhere it notices
 its parent is gone before the next file and before each write.
+
+Workers that cannot start (no memory for a process or a thread, `ulimit -v`, a process limit) never stop a
+run: the work left is done in this process, said once. No wait on a pool is for ever: a pool whose manager
+thread has died (it could not start the thread that feeds the workers) is found by a wait in short rounds.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import signal
 import sys
 from collections import deque
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures.process import BrokenProcessPool
 from itertools import chain, islice
 from types import FrameType
@@ -38,6 +43,15 @@ _shared: Any = None
 _parent_pid: Optional[int] = None
 
 STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+# What starting a pool's processes or threads raises when the system has none to give: `can't start new thread`
+# (RuntimeError), fork's ENOMEM or EAGAIN (OSError), or no memory for the pool's own structures.
+_START_ERRORS = (RuntimeError, OSError, MemoryError)
+# How often a wait on a worker looks whether the pool can still answer (its manager thread is alive).
+POLL_S = 0.5
+# How long a worker of a new pool gets to start and run a task that does nothing, when asked whether workers
+# can start at all (after a pool broke before it gave a result).
+PROBE_S = 30.0
 
 
 class Interrupted(BaseException):
@@ -139,15 +153,89 @@ def _run_chunk(chunk: List[Any]) -> List[Any]:
     return results
 
 
+class _NoWorkers(Exception):
+    """The pool's processes or threads could not be started, or its manager thread died: no worker will answer."""
+
+
+def _probe() -> bool:
+    return True
+
+
 def _submit(pool: ProcessPoolExecutor, chunk: List[Any]) -> "Future[List[Any]]":
+    """The chunk's future; one failed already when the pool refuses it, so the chunk stays in line with the others
+    and is run again with them."""
+    failed: "Future[List[Any]]" = Future()
     try:
         return pool.submit(_run_chunk, chunk)
+    except _START_ERRORS as error:
+        # Its workers or its manager thread could not start (the first submit starts them).
+        failed.set_exception(_NoWorkers(_why(error)))
     except BrokenProcessPool as error:
         # A worker died while chunks were still going out: the pool refuses new ones at once. The chunk then
         # fails as those in flight do, and is run again with them (this raised out of the run before).
-        failed: "Future[List[Any]]" = Future()
         failed.set_exception(error)
-        return failed
+    return failed
+
+
+def _result(pool: ProcessPoolExecutor, future: "Future[Result]", budget: Optional[float] = None) -> Result:
+    """The future's result, waited for in rounds of POLL_S: a pool whose manager thread has died never completes
+    its futures (a wait without a timeout hung `fix --diff` under `ulimit -v`), so that raises _NoWorkers.
+    `budget`: a time after which that is raised too (a probe's; the work itself may take as long as it takes)."""
+    import time
+
+    deadline = None if budget is None else time.monotonic() + budget
+    while True:
+        try:
+            return future.result(timeout=POLL_S)
+        except FutureTimeout:
+            pass
+        manager = getattr(pool, "_executor_manager_thread", None)
+        if manager is None or not manager.is_alive():
+            if future.done():
+                continue  # completed just before the manager ended
+            raise _NoWorkers("the pool's manager thread has died")
+        if deadline is not None and time.monotonic() > deadline:
+            raise _NoWorkers(f"no worker answered within {budget:g} s")
+
+
+def _why(error: BaseException) -> str:
+    return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+
+
+_told = False
+_hooked = False
+
+
+def _quiet_manager_deaths() -> None:
+    """Keep threading's hook from printing a traceback for a pool's manager thread that died of a start error
+    (it could not start the thread that feeds the workers): `_result` finds the pool dead, and the run goes on
+    in this process with one line said. Any other thread's exception goes to the hook there was."""
+    global _hooked
+    if _hooked:
+        return
+    _hooked = True
+    import threading
+
+    previous = threading.excepthook
+
+    def hook(args: Any) -> None:
+        if type(args.thread).__name__ == "_ExecutorManagerThread" and isinstance(args.exc_value, _START_ERRORS):
+            return
+        previous(args)
+
+    threading.excepthook = hook
+
+
+def _tell_once(why: str) -> None:
+    """Say once per process that the work goes on here: it is slower, and the user may want to know why."""
+    global _told
+    if not _told:
+        _told = True
+        try:
+            sys.stderr.write(f"flake8-http-pool: worker processes cannot start ({why}); working in this process\n")
+            sys.stderr.flush()
+        except (OSError, ValueError, AttributeError):
+            pass
 
 
 class Runner(Generic[Item, Result]):
@@ -193,64 +281,125 @@ class Runner(Generic[Item, Result]):
             self.chunk_size = max(1, -(-len(head) // self.jobs))
         yield from self._run_in_pool(chain(head, iterator))
 
-    def _new_pool(self) -> ProcessPoolExecutor:
+    def _new_pool(self, workers: Optional[int] = None) -> ProcessPoolExecutor:
         _load_libc()
-        pool = ProcessPoolExecutor(max_workers=self.jobs, initializer=_init_worker, initargs=(self.job, self.shared))
+        _quiet_manager_deaths()
+        try:
+            pool = ProcessPoolExecutor(max_workers=workers or self.jobs, initializer=_init_worker,
+                                       initargs=(self.job, self.shared))
+        except _START_ERRORS as error:
+            raise _NoWorkers(_why(error)) from None
         _quiet_wakeup(pool)
         return pool
 
+    def _here(self, items: Iterable[Item]) -> Iterator[Result]:
+        """The items' results computed in this process: what is left when workers cannot start."""
+        for item in items:
+            yield self.job(self.shared, item)
+
     def _run_in_pool(self, items: Iterator[Item]) -> Iterator[Result]:
-        pool = self._new_pool()
+        pool: Optional[ProcessPoolExecutor] = None
+        # The chunks sent, in order; each leaves only once its results are in hand, so that the work left when
+        # workers turn out not to start is these chunks and the items not yet taken.
         pending: Deque[Tuple[List[Item], "Future[List[Result]]"]] = deque()
         limit = self.jobs * CHUNKS_IN_FLIGHT_PER_WORKER
         submitted = 0  # items given to this pool
+        answered = False  # whether this pool has given a result (one that breaks before may never have started)
         try:
-            while True:
-                spent = self.renew_after is not None and submitted >= self.renew_after
-                chunk = [] if spent else list(islice(items, self.chunk_size))
-                if chunk:
-                    pending.append((chunk, _submit(pool, chunk)))
-                    submitted += len(chunk)
-                    if len(pending) < limit:
+            try:
+                pool = self._new_pool()
+                while True:
+                    spent = self.renew_after is not None and submitted >= self.renew_after
+                    chunk = [] if spent else list(islice(items, self.chunk_size))
+                    if chunk:
+                        pending.append((chunk, _submit(pool, chunk)))
+                        submitted += len(chunk)
+                        if len(pending) < limit:
+                            continue
+                    if not pending:
+                        if not spent:
+                            break
+                        _shut_down(pool)  # its results are all in hand
+                        pool, submitted, answered = self._new_pool(), 0, False  # (it starts at its first task)
                         continue
-                if not pending:
-                    if not spent:
-                        break
-                    _shut_down(pool)  # its results are all in hand
-                    pool, submitted = self._new_pool(), 0  # (a pool starts its workers at its first task)
-                    continue
-                done_chunk, future = pending.popleft()
-                try:
-                    results = future.result()
-                except BrokenProcessPool:
-                    pool.shutdown(wait=False, cancel_futures=True)
-                    retry = [done_chunk] + [c for c, _ in pending]
-                    pending.clear()
-                    yield from self._isolate(chain.from_iterable(retry))
-                    pool, submitted = self._new_pool(), 0
-                    continue
-                yield from results
+                    try:
+                        results = _result(pool, pending[0][1])
+                    except BrokenProcessPool:
+                        pool.shutdown(wait=False, cancel_futures=True)
+                        if not answered and not self._workers_start():
+                            raise _NoWorkers("a new worker cannot run a task") from None
+                        retry = [c for c, _ in pending]
+                        pending.clear()
+                        yield from self._isolate(chain.from_iterable(retry))
+                        pool, submitted, answered = self._new_pool(), 0, False
+                        continue
+                    pending.popleft()
+                    answered = True
+                    yield from results
+                return
+            except _NoWorkers as error:
+                why = str(error)
+            if pool is not None:
+                _stop_workers(pool)  # any that did start wait on a queue that nothing feeds any more
+            _tell_once(why)
+            yield from self._here(chain(chain.from_iterable(c for c, _ in pending), items))
         except BaseException:
-            _stop_workers(pool)
+            if pool is not None:
+                _stop_workers(pool)
             raise
         finally:
-            _shut_down(pool)
+            if pool is not None:
+                _shut_down(pool)
 
     def _isolate(self, items: Iterable[Item]) -> Iterator[Result]:
         """After a crash, run the unfinished items one per task, so only the culprit is lost."""
-        pool = self._new_pool()
+        items = iter(items)
+        pool: Optional[ProcessPoolExecutor] = None
+        current: List[Item] = []  # the item sent and not yet answered
         try:
-            for item in items:
-                try:
-                    yield pool.submit(_run_chunk, [item]).result()[0]
-                except BrokenProcessPool:
-                    pool.shutdown(wait=False, cancel_futures=True)
-                    yield self.crashed(item)
-                    pool = self._new_pool()
+            try:
+                pool = self._new_pool()
+                for item in items:
+                    current = [item]
+                    try:
+                        result = _result(pool, _submit(pool, current))[0]
+                    except BrokenProcessPool:
+                        pool.shutdown(wait=False, cancel_futures=True)
+                        if not self._workers_start():
+                            raise _NoWorkers("a new worker cannot run a task") from None
+                        result = self.crashed(item)
+                        pool = self._new_pool()
+                    current = []
+                    yield result
+                return
+            except _NoWorkers as error:
+                why = str(error)
+            if pool is not None:
+                _stop_workers(pool)
+            _tell_once(why)
+            yield from self._here(chain(current, items))
         except BaseException:
-            _stop_workers(pool)
+            if pool is not None:
+                _stop_workers(pool)
             raise
         finally:
+            if pool is not None:
+                _shut_down(pool)
+
+    def _workers_start(self) -> bool:
+        """Whether a new worker can start and run a task that does nothing, within PROBE_S: asked when a pool
+        broke before it gave any result, where a crash on a file and workers that cannot start (no memory left
+        for one) look alike."""
+        try:
+            pool = self._new_pool(1)
+        except _NoWorkers:
+            return False
+        try:
+            return bool(_result(pool, pool.submit(_probe), PROBE_S))
+        except (_NoWorkers, BrokenProcessPool, *_START_ERRORS):
+            return False
+        finally:
+            _stop_workers(pool)
             _shut_down(pool)
 
 

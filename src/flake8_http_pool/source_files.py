@@ -75,6 +75,12 @@ def too_large(size: int, limit: Optional[int]) -> Optional[SourceError]:
     return SourceError(f"skipped: {format_size(size)} is over the {format_size(limit)} limit (--max-file-size)")
 
 
+def no_memory_to_load(error: BaseException) -> bool:
+    """Whether `error` is a C extension that the loader had no memory to map (`failed to map segment from shared
+    object`: dlopen's words for ENOMEM, met under `ulimit -v`): out of memory, not a missing module."""
+    return isinstance(error, ImportError) and "failed to map segment" in str(error)
+
+
 def resource_error(error: BaseException, verb: str, size: int) -> str:
     """Why a file could not be checked or fixed when Python ran out of stack (deep nesting) or of memory."""
     if isinstance(error, RecursionError):

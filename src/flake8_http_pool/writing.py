@@ -30,6 +30,10 @@ from typing import Iterator, List, NamedTuple, Optional, Sequence, Tuple
 
 TEMP_SUFFIX = ".fix-tmp"
 BACKUP_SUFFIX = ".fix-bak"
+# The bytes a file name may have where the file system does not say (NAME_MAX of ext4, XFS, Btrfs, tmpfs), and
+# a length every file system in common use takes (eCryptfs' 143 is the shortest), below which none is asked.
+NAME_MAX = 255
+_SURE_TO_FIT = 143
 
 CHANGED = "changed on disk while fixing; not written"
 READ_ONLY = "read-only file; not written"
@@ -242,12 +246,36 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view):]
 
 
+def _name_max(directory: Optional[int]) -> int:
+    """The longest name, in bytes, the file system of `directory` (a descriptor) takes; NAME_MAX if it does not say."""
+    try:
+        found = os.fpathconf(directory, "PC_NAME_MAX") if directory is not None else -1
+    except (OSError, ValueError, AttributeError):
+        found = -1
+    return found if found > 0 else NAME_MAX
+
+
+def _beside_name(name: str, extra: int, directory: Optional[int] = None) -> str:
+    """`name` cut (at a character, never inside one) so that `.{cut}` plus `extra` more bytes fits the file
+    system's limit on a name: a temporary or backup file beside a file whose own name is near the limit (240
+    characters, or 120 that take two bytes each) must fit as well. The cut is never empty."""
+    if 1 + len(os.fsencode(name)) + extra <= _SURE_TO_FIT:
+        return name  # the usual case, without asking the file system
+    room = max(1, _name_max(directory) - 1 - extra)
+    cut = name[:room]  # a character takes at least one byte
+    while len(os.fsencode(cut)) > room and len(cut) > 1:
+        cut = cut[:-1]
+    return cut
+
+
 def _new_file(directory: int, name: str, suffix: str) -> Tuple[str, int]:
-    """A fresh private file beside `name` (never an existing one, never through a symlink): its name and fd."""
+    """A fresh private file beside `name` (never an existing one, never through a symlink): its name and fd.
+    The name part is cut to fit the file system's limit; the random part keeps it apart from others."""
+    stem = _beside_name(name, 1 + 8 + len(suffix), directory)
     for _ in range(100):
         # os.urandom is what secrets.token_hex reads; importing secrets imports hmac, hashlib and OpenSSL, which
         # the flake8 plugin's cache writes (through this module) otherwise never load.
-        candidate = f".{name}.{os.urandom(4).hex()}{suffix}"
+        candidate = f".{stem}.{os.urandom(4).hex()}{suffix}"
         try:
             fd = os.open(candidate, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC, 0o600,
                          dir_fd=directory)
@@ -384,7 +412,9 @@ def _write_by_path(path: str, data: bytes, expected: Snapshot) -> None:
     if info.st_mode & 0o222 == 0:
         raise WriteRefused(READ_ONLY)
     directory, name = os.path.split(path)
-    fd, temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=TEMP_SUFFIX, dir=directory or ".")
+    # mkstemp adds 8 random characters between the prefix and the suffix.
+    stem = _beside_name(name, 1 + 8 + len(TEMP_SUFFIX))
+    fd, temporary = tempfile.mkstemp(prefix=f".{stem}.", suffix=TEMP_SUFFIX, dir=directory or ".")
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -519,9 +549,10 @@ def _stage(file: GroupFile) -> _Staged:
 
 
 def _backup_name(directory: int, name: str) -> str:
-    """A name beside `name` that nothing holds (os.link creates it)."""
+    """A name beside `name` that nothing holds (os.link creates it), cut to fit as `_new_file`'s are."""
+    stem = _beside_name(name, 1 + 8 + len(BACKUP_SUFFIX), directory)
     for _ in range(100):
-        candidate = f".{name}.{os.urandom(4).hex()}{BACKUP_SUFFIX}"
+        candidate = f".{stem}.{os.urandom(4).hex()}{BACKUP_SUFFIX}"
         try:
             os.stat(candidate, dir_fd=directory, follow_symlinks=False)
         except FileNotFoundError:

@@ -1,0 +1,199 @@
+"""Workers that cannot start never hang a run (issue 32): under a memory limit (`ulimit -v`) a pool's thread or
+process may fail to start, or its manager thread die; the run then ends with its results, the work done in one
+process, or with one line saying it ran out of memory.
+
+The real commands run under RLIMIT_AS in a session of their own, killed whole if they outlive their time; the
+pool's failures are also made to happen on purpose, each in a subprocess with a timeout.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import List, Optional
+
+import pytest
+
+from cli_support import command
+
+LOOP = "import requests\n\nfor u in urls:\n    requests.get(u)\n"
+NOTE = "flake8-http-pool: worker processes cannot start ("
+OUT_OF_MEMORY = "flake8-http-pool: error: out of memory\n"
+
+pytestmark = [
+    pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS and fork pools as on Linux"),
+    pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2 if hasattr(os, "sched_getaffinity") else True,
+                       reason="a pool needs two cores (--jobs is capped at the core count)"),
+]
+
+
+def _env() -> dict:
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    return env
+
+
+def _limited(args: List[str], cwd: Path, limit_kb: int, timeout: float = 60) -> Optional[subprocess.CompletedProcess]:
+    """`args` run under an address-space limit of `limit_kb` KiB; None when it (or a worker it left) was still
+    running after `timeout` seconds: then its whole session is killed."""
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (limit_kb * 1024, limit_kb * 1024))
+
+    process = subprocess.Popen(args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=cap, start_new_session=True, env=_env())
+    try:
+        out, err = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        return None
+    return subprocess.CompletedProcess(args, process.returncode, out, err)
+
+
+def _floor_kb() -> int:
+    """The smallest limit (KiB, in steps of 2,500) under which this interpreter starts and imports the command's
+    modules, flake8's and the standard library's it loads, without a word: below it, what fails is Python (a
+    module half-imported, `Fatal Python error`), before any code of ours can say anything."""
+    probe = [sys.executable, "-c", "import hashlib, json, flake8.main.application, flake8_http_pool.plugin, "
+             "flake8_http_pool.engine; from flake8_http_pool.cli import build_parser; build_parser()"]
+    for limit in range(10000, 300000, 2500):
+        result = _limited(probe, Path.cwd(), limit)
+        if result is not None and result.returncode == 0 and not result.stderr:
+            return limit
+    pytest.skip("Python does not start under 300 MB of address space here")
+
+
+def _project(root: Path, modules: int) -> Path:
+    """`modules` modules behind a root marker."""
+    (root / "pyproject.toml").write_text("")
+    for number in range(modules):
+        (root / f"m{number:03}.py").write_text(LOOP)
+    return root
+
+
+COMMANDS = {
+    "check": [*command(), "check", "--no-cache", "--jobs", "2", "."],
+    "fix --diff": [*command(), "fix", "--no-cache", "--no-progress", "--jobs", "2", "--diff", "--unsafe-fixes", "."],
+    # flake8's own pool (-j 2) fails to start under these limits in flake8 itself: the plugin's is what is tried.
+    "flake8": [sys.executable, "-m", "flake8", "--isolated", "-j", "1", "--select", "HTP", "."],
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(COMMANDS))
+def test_under_a_memory_limit_a_run_ends_with_its_results_or_says_out_of_memory(tmp_path: Path, name: str) -> None:
+    args = COMMANDS[name]
+    project = _project(tmp_path, 200 if name == "flake8" else 40)  # the plugin's cold solve pools from 200 on
+    free = subprocess.run(args, cwd=project, capture_output=True, text=True, timeout=600, env=_env())
+    assert free.returncode in (0, 1) and free.stdout, free.stderr
+    floor = _floor_kb()
+    fell_back = normal_after = 0
+    seen = []
+    for limit in range(floor, floor + 150000, 2500):
+        result = _limited(args, project, limit)
+        assert result is not None, f"{name} under {limit} KiB: still running after 60 s"
+        seen.append((limit, result.returncode, result.stderr[:120]))
+        stderr = result.stderr
+        if stderr.startswith(NOTE):
+            fell_back += 1
+            note, stderr = stderr.split("\n", 1)
+            assert note.endswith("; working in this process"), note
+        if (result.returncode, result.stdout, stderr) == (free.returncode, free.stdout, free.stderr):
+            normal_after = 0 if result.stderr != free.stderr else normal_after + 1
+            if normal_after >= 3:
+                break  # past the limits where a thread or a worker cannot start
+            continue
+        # Too little memory for the work itself: said so (for the run, or for the files it could not do).
+        normal_after = 0
+        if name == "flake8":
+            assert "MemoryError" in stderr or "out of memory" in stderr, (limit, result.stderr)
+        else:
+            assert "Traceback" not in stderr and "internal error" not in stderr, (limit, result.stderr)
+            assert "out of memory" in stderr and result.returncode == 2, (limit, result.stderr)
+    if name != "flake8":  # flake8 -j 1 starts the plugin's pool only for a cold solve: not at every limit
+        assert fell_back, f"no limit made {name}'s workers fail to start here: {seen}"
+
+
+# -- the pool's failures, made on purpose --------------------------------------------------------------------
+_SCRIPT = """
+import errno, os, sys
+from flake8_http_pool import runner
+
+def double(shared, item):
+    return item * 2
+
+{setup}
+results = list(runner.Runner(double, None, lambda item: "crashed", 2, chunk_size=3).run(range(40)))
+assert results == [item * 2 for item in range(40)], results
+print("ok")
+"""
+
+
+def _run_script(setup: str) -> subprocess.CompletedProcess:
+    script = _SCRIPT.format(setup=textwrap.dedent(setup))
+    return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, env=_env())
+
+
+FAILURES = {
+    # The pool's manager thread starts, then cannot start the thread that feeds the workers, and dies: its
+    # futures never complete (this is what hung `fix --diff` under `ulimit -v 50000`).
+    "feeder thread": """
+        import multiprocessing.queues
+        def refuse(self):
+            raise RuntimeError("can't start new thread")
+        multiprocessing.queues.Queue._start_thread = refuse
+    """,
+    # No thread starts at all: the pool's first submit raises.
+    "manager thread": """
+        import threading
+        def refuse(self):
+            raise RuntimeError("can't start new thread")
+        threading.Thread.start = refuse
+    """,
+    # fork fails (ENOMEM, or a process limit): the first submit raises OSError.
+    "fork": """
+        def refuse():
+            raise OSError(errno.ENOMEM, "Cannot allocate memory")
+        os.fork = refuse
+    """,
+    # Every worker dies as it starts (no memory left for its first allocations): the pool breaks before any
+    # result, and a worker of a new pool cannot run a task that does nothing either.
+    "worker start": """
+        def die(job, shared):
+            os._exit(1)
+        runner._init_worker = die
+    """,
+}
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the pools fork")
+@pytest.mark.parametrize("failure", list(FAILURES))
+def test_workers_that_cannot_start_leave_the_work_to_this_process(failure: str) -> None:
+    result = _run_script(FAILURES[failure])
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "ok\n"
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(NOTE), result.stderr  # said once, no thread's traceback
+
+
+def test_a_crash_on_one_item_is_still_that_item_s_alone() -> None:
+    """A pool that breaks before its first result because an item crashed its worker is not taken for one whose
+    workers cannot start: a new worker runs the probe, and only the culprit is lost."""
+    result = subprocess.run([sys.executable, "-c", textwrap.dedent("""
+        import os
+        from flake8_http_pool.runner import Runner
+
+        def die_on_3(shared, item):
+            if item == 3:
+                os._exit(3)
+            return item
+
+        print(list(Runner(die_on_3, None, lambda item: -item, 2, chunk_size=2).run(range(8))))
+    """)], capture_output=True, text=True, timeout=120, env=_env())
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "[0, 1, 2, -3, 4, 5, 6, 7]\n" and result.stderr == ""

@@ -886,6 +886,22 @@ class _Rest:
     def __bool__(self) -> bool:
         return self._db.execute("SELECT 1 FROM rest LIMIT 1").fetchone() is not None
 
+    def numbered(self) -> Iterator[Tuple[int, str]]:
+        """Each module with its number here, in their order."""
+        from . import ondisk
+
+        return ((row[0], _text(row[1])) for row in ondisk.rows(self._db, "SELECT n, path FROM rest ORDER BY n"))
+
+    def numbered_as(self, numbers: Iterable[int]) -> List[str]:
+        """The modules still here of those numbered `numbers` (as `numbered` gives them), in their order."""
+        from . import ondisk
+
+        found: List[Tuple[int, str]] = []
+        for batch in ondisk.batches(sorted(set(numbers)), ondisk.IN_AT_ONCE):
+            found.extend((n, _text(path)) for n, path in self._db.execute(
+                f"SELECT n, path FROM rest WHERE n IN ({','.join('?' * len(batch))})", batch))
+        return [path for _, path in sorted(found)]
+
     def taking(self, joined: Iterable[str]) -> List[str]:
         """Take the modules of `joined` out; those that were here, in their order here."""
         from . import ondisk
@@ -1500,24 +1516,28 @@ def searchable(data: bytes, text: Optional[str]) -> bytes:
 First = Callable[[List[str]], Tuple[Dict[str, Optional[Summary]], List[str]]]
 Search = Callable[[List[str], Needles], Dict[str, Optional[Summary]]]
 Load = Callable[[str], Optional[Summary]]
+# Words(paths, project words) -> for each path in order, what the gate's word index keeps of its bytes
+# (word_index.file_words of its searchable bytes; None when nothing, or when it cannot be read).
+Words = Callable[[Iterable[str], Any], Iterator[Any]]
 
 
 def project_seeds(paths: Iterable[str], options_of: Callable[[str], Options], *, cache: Any = None,
                   first: Optional[First] = None, search: Optional[Search] = None,
-                  load: Optional[Load] = None) -> Dict[str, Seeds]:
+                  load: Optional[Load] = None, words: Optional[Words] = None) -> Dict[str, Seeds]:
     """THE entry point of the project model, for `check`, `fix` and the flake8 plugin: the project's Python
     files `paths` (absolute or relative) solved as one program; returns each file's seeds (absolute path ->
     engine.ModuleSeeds), only for the files that get any.
 
     `options_of(path)` gives a file's Options (its summary depends on them). `cache`: a
     project_cache.ProjectCache, or None for no cache. By default every step runs in this process, through the
-    cache; `check` passes `first`, `search` and `load` to run them in its workers (project_check.py). A file
-    that cannot be read or parsed is left out: its own check reports it.
+    cache; `check` passes `first`, `search`, `load` and `words` to run them in its workers (project_check.py). A
+    file that cannot be read or parsed is left out: its own check reports it.
     """
     from .project_cache import LocalModules
 
     local = LocalModules(options_of, cache)
-    return _solve_gated(_Absolute(paths), first or local.first, search or local.search, load or local.summary)
+    return _solve_gated(_Absolute(paths), first or local.first, search or local.search, load or local.summary,
+                        words or local.words)
 
 
 class _Absolute:
@@ -1576,19 +1596,35 @@ def gather(paths: List[str], options_of: Callable[[str], Options],
                 found[path] = _summary_or_none(parse(got[1], path), options_of(path))
         return found
 
-    return _solve_gated([absolute_path(p) for p in paths], first, search, summary)
+    def words(todo: Iterable[str], project_words: Any) -> Iterator[Any]:
+        from .word_index import file_words
+
+        for path in todo:
+            got = read(path, options_of(path))
+            yield file_words(searchable(*got), project_words) if got is not None else None
+
+    return _solve_gated([absolute_path(p) for p in paths], first, search, summary, words)
 
 
-def _solve_gated(paths: Iterable[str], first: First, search: Search, load_summary: Load) -> Dict[str, Seeds]:
+# The gate's search rounds that read every remaining file. Most projects need one round to bring their callers
+# in and a second that finds nothing more: those read the rest as before. A third round reads it once more into
+# a word index (word_index.py), and it and every later round look their new needles up there.
+_PLAIN_ROUNDS = 2
+
+
+def _solve_gated(paths: Iterable[str], first: First, search: Search, load_summary: Load,
+                 words: Words) -> Dict[str, Seeds]:
     """The two-phase gate over `paths`, then `solve`.
 
     Phase 1 (`first`) summarizes the files that import an HTTP library (or that the `unpooled-calls` patterns
     may match); phase 2 (`search`) only the files whose bytes name one of the functions that can matter
-    (`can_matter`) or a class holding one, repeated while new ones join.
+    (`can_matter`) or a class holding one, repeated while new ones join. `words` reads the rest for the word
+    index of the rounds after `_PLAIN_ROUNDS`.
 
     Each module is grown (`grow`) when something it reads changed, in the order and passes of a loop growing
-    every module until nothing changes (gate_worklist.py): a chain of wrappers across modules, one round per
-    link, cost every round a pass over every module.
+    every module until nothing changes (gate_worklist.py), and the rounds after `_PLAIN_ROUNDS` look the rest
+    up in a word index: a chain of wrappers across modules, one round per link, cost every round a pass over
+    every module and a read of every remaining file, quadratic.
     """
     from .gate_worklist import Watch, Worklist
 
@@ -1623,28 +1659,72 @@ def _solve_gated(paths: Iterable[str], first: First, search: Search, load_summar
     # f`, `from . import http`, `from .http import f`, `import helper`); a package re-exporting the function
     # is searched for under its own name (`from app import f`, see `grow`).
     needles: Dict[str, Set[str]] = {}  # name -> the modules where a function of that name can matter
+    needed: List[Tuple[str, str]] = []  # (name, module) in the order `need` added them to `needles`
     names_from: Dict[str, List[str]] = {}  # module -> the names searched for from it
     relevant: Set[Tuple[str, str]] = set()
+    folders: Dict[str, Set[str]] = {}  # folder -> the package folders it is below the project root
 
-    def pairs() -> Needles:
-        """The needles of phase 2 (`_pairs`): each module's words worked out from its path as they are asked
-        (held for every module needed, they were memory per module)."""
-        folders: Dict[str, Set[str]] = {}  # folder -> the package folders it is below the project root
+    def words_of(path: str, known: Dict[str, Set[str]]) -> Tuple[str, Set[str]]:
+        """The word an import of the module names (`known`: the folders' answers so far), and the package
+        folders above it."""
+        stem = os.path.splitext(os.path.basename(path))[0]
+        folder = os.path.dirname(path)
+        if stem == "__init__":
+            stem, folder = os.path.basename(folder), os.path.dirname(folder)
+        above = known.get(folder)
+        if above is None:
+            relative = os.path.relpath(folder, modules.root)
+            above = known[folder] = set() if relative.startswith("..") or relative == "." else \
+                set(relative.split(os.sep))
+        return stem, above
 
-        def of(path: str) -> Tuple[Set[str], Set[str]]:
-            """The words an import of the module names, and the package folders above it."""
-            stem = os.path.splitext(os.path.basename(path))[0]
-            folder = os.path.dirname(path)
-            if stem == "__init__":
-                stem, folder = os.path.basename(folder), os.path.dirname(folder)
-            above = folders.get(folder)
-            if above is None:
-                relative = os.path.relpath(folder, modules.root)
-                above = folders[folder] = set() if relative.startswith("..") or relative == "." else \
-                    set(relative.split(os.sep))
-            return {stem}, above
+    def pairs(wanted: Optional[Iterable[Tuple[str, str]]] = None) -> Needles:
+        """The needles of phase 2 (`_pairs`): of every (name, module) searched for, or of those `wanted`; each
+        module's words worked out from its path as they are asked (held for every module needed, they were
+        memory per module)."""
+        chosen: Dict[str, Set[str]] = needles
+        if wanted is not None:
+            chosen = {}
+            for name, module in wanted:
+                chosen.setdefault(name, set()).add(module)
+        return _pairs(chosen, _Computed(lambda path: {words_of(path, folders)[0]}),
+                      _Computed(lambda path: words_of(path, folders)[1]))
 
-        return _pairs(needles, _Computed(lambda path: of(path)[0]), _Computed(lambda path: of(path)[1]))
+    def atoms(wanted: Iterable[Tuple[str, str]]) -> List[Any]:
+        """What `pairs(wanted)` matches, atom by atom (word_index.Atom)."""
+        from .word_index import Atom
+
+        found = []
+        for name, module in wanted:
+            token, above = words_of(module, folders)
+            found.append(Atom(token, name, None))
+            found.extend(Atom(token, name, folder) for folder in sorted(above))
+        return found
+
+    def word_index() -> Any:
+        """The rest's words, each file read once (word_index.py)."""
+        from collections import deque
+
+        from .word_index import FOLDER, TOKEN, WordFilter, WordIndex
+
+        project_words = WordFilter(len(modules.paths))
+        seen: Dict[str, Set[str]] = {}
+        for path in modules.paths:
+            token, above = words_of(path, seen)
+            project_words.add(TOKEN, token)
+            for folder in above:
+                project_words.add(FOLDER, folder)
+        del seen
+        index = WordIndex(modules.db)
+        numbers: Any = deque()  # the numbers of the files given to `words` and not back yet
+
+        def given() -> Iterator[str]:
+            for number, path in rest.numbered():
+                numbers.append(number)
+                yield path
+
+        index.add((numbers.popleft(), found) for found in words(given(), project_words))
+        return index
 
     # path -> what the call sites of its functions name so far (_Calls); held as tuples of targets per function,
     # they were most of the gate's memory on a 100,000-file tree.
@@ -1801,6 +1881,7 @@ def _solve_gated(paths: Iterable[str], first: First, search: Search, load_summar
         if module in known:
             return False
         known.add(module)
+        needed.append((name, module))
         names_from.setdefault(module, []).append(name)
         for place in [*watch.exporting(name), *watch.starring(_blob(module))]:
             worklist.mark(place)
@@ -1808,8 +1889,22 @@ def _solve_gated(paths: Iterable[str], first: First, search: Search, load_summar
 
     # Until nothing changes: a module's function may call one that a later module's pass finds can matter.
     worklist.run(grow, every=True)
+    index = None
+    searched = 0  # the (name, module) pairs of `needed` the rest was last searched for
+    rounds = 0
     while needles and rest:
-        joined = search(rest, pairs())  # type: ignore[arg-type]
+        rounds += 1
+        fresh = needed[searched:]
+        searched = len(needed)
+        if rounds <= _PLAIN_ROUNDS:
+            joined = search(rest, pairs())  # type: ignore[arg-type]
+        else:
+            # The rest's files matched none of the needles searched for before: those that match now match one
+            # of the new ones. Those the index gives are read and matched by `search` itself.
+            if index is None:
+                index = word_index()
+            candidates = rest.numbered_as(index.candidates(atoms(fresh)))
+            joined = search(candidates, pairs(fresh)) if candidates else {}
         taken = rest.taking(joined)
         for path in taken:  # in the order of `paths`, so the solve's order does not depend on the workers'
             summaries[path] = joined[path]

@@ -1744,7 +1744,8 @@ def _solve_gated(paths: Iterable[str], first: First, search: Search, load_summar
     def resolved(ref: Ref, importer: str, place: int) -> Optional[Tuple[str, str]]:
         """`project.resolve`, watching the modules it went through without a summary: when one joins, the
         reference may resolve otherwise (see the loop below)."""
-        project.consulted = consulted = set()
+        consulted: Set[str] = set()
+        project.consulted = consulted
         try:
             found = project.resolve(ref, importer)
         finally:

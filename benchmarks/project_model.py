@@ -6,6 +6,9 @@
   copied with its folders under a `pyproject.toml`, so the plugin's project root is that folder and not a parent
   checkout), with the plugin's cache cold (removed before each run) and warm;
 - one file of the 10,000-file tree linted by flake8 as an editor does, on a warm cache, against flake8 alone;
+- a chain of wrappers across modules (issue 32: one search round of the gate per link), `check --no-cache` and
+  flake8 with a cold cache at a short and a four times longer chain, beside the same fillers: linear, the longer
+  costs at most four times the shorter (it cost 16 times and more when every round re-read every file);
 - the peak memory of each (wait4's rusage: the command and its worker processes).
 
 Every timed command runs as a child process, in rounds, in alternating order; medians over the rounds.
@@ -33,6 +36,12 @@ GOAL_WARM_S = 1.0  # issue 13: a warm `check` of the 10,000-file tree
 GOAL_WARM_VS_RUFF = 2.0  # issue 13: at most 2x `ruff check` with its cache warm
 GOAL_FLAKE8 = 1.02  # flake8's own speed bar, cold and warm
 GOAL_EDITOR_MS = 50.0  # one file in an editor, on top of flake8 alone
+# Issue 32: a chain of wrappers across modules, each link a module calling the last one's function, beside
+# CHAIN_FILLERS modules that name none of them; the longer chain is CHAIN_SCALE times the shorter.
+CHAIN_LINKS = 200
+CHAIN_SCALE = 4
+CHAIN_FILLERS = 300
+GOAL_CHAIN = float(CHAIN_SCALE)  # linear: the longer chain at most CHAIN_SCALE times the shorter
 
 
 def _as_project(root: Path) -> None:
@@ -166,6 +175,52 @@ def _flake8_on_project(project: Path, envs: Dict[str, Path], rounds: int) -> Dic
     return _rounds({"without": lambda: timed_run(without, cwd=str(project)), "cold": cold, "warm": warm}, rounds)
 
 
+def _chain_project(root: Path, links: int, fillers: int) -> Path:
+    """m0.py makes a request; m<i>.py wraps m<i-1>.py's f<i-1>; main.py calls the last one in a loop, which makes
+    every link hot; the fillers import nothing of the project. Built once per shape."""
+    stamp = root / "shape.txt"
+    shape = f"{links} {fillers}"
+    if stamp.exists() and stamp.read_text() == shape:
+        return root
+    if root.exists():
+        shutil.rmtree(root)
+    root.mkdir(parents=True)
+    _as_project(root)
+    (root / "m0.py").write_text("import requests\n\n\ndef f0(url):\n    return requests.get(url, timeout=5)\n")
+    for i in range(1, links):
+        (root / f"m{i}.py").write_text(f"from m{i - 1} import f{i - 1}\n\n\ndef f{i}(url):\n"
+                                       f"    return f{i - 1}(url)\n")
+    (root / "main.py").write_text(f"from m{links - 1} import f{links - 1}\n\n\ndef run(urls):\n"
+                                  f"    for url in urls:\n        f{links - 1}(url)\n")
+    for j in range(fillers):
+        (root / f"filler{j}.py").write_text(f"import os\n\n\ndef g{j}(path):\n    return os.path.join(path, 'x')\n")
+    stamp.write_text(shape)
+    return root
+
+
+def _chains(envs: Dict[str, Path], links: Sequence[int], fillers: int, rounds: int) -> Dict[str, List[Timed]]:
+    """`check --no-cache` and flake8 with a cold cache on a chain of each length: "check_<links>" and
+    "flake8_<links>"."""
+    def check(project: Path) -> Callable[[], Timed]:
+        return lambda: timed_run([tool("flake8-http-pool"), "check", "--isolated", "--no-cache", "-q", "."],
+                                 cwd=str(project))
+
+    def flake8_cold(project: Path) -> Callable[[], Timed]:
+        def cold() -> Timed:
+            _drop_cache(project)
+            return timed_run([str(envs["with"] / "bin" / "flake8"), "--isolated", "--select", "HTP", "."],
+                             cwd=str(project))
+
+        return cold
+
+    commands: Dict[str, Callable[[], Timed]] = {}
+    for count in links:
+        project = _chain_project(CACHE / f"chain_{count}", count, fillers)
+        commands[f"check_{count}"] = check(project)
+        commands[f"flake8_{count}"] = flake8_cold(project)
+    return _rounds(commands, rounds)
+
+
 def _editor(root: Path, envs: Dict[str, Path], rounds: int) -> Dict[str, List[Timed]]:
     """flake8 on one file of the tree, from the tree's root, as an editor's linter runs it."""
     one = os.path.join("part_00", "http_001.py")
@@ -180,7 +235,9 @@ def run(quick: bool) -> dict:
     if quick:
         root, shape, rounds, editor_rounds, stride = CACHE / "tree_quick", (3, 60, 6), 1, 2, 90
         flake8_rounds = 1
+        chain_links, chain_fillers = 20, 30
     else:
+        chain_links, chain_fillers = CHAIN_LINKS, CHAIN_FILLERS
         root, shape, rounds, editor_rounds, stride = (CACHE / "tree10k", (PARTS, FILES_PER_PART, GENERATED_PER_PART),
                                                       3, 10, 4)
         # flake8's goal is 2 % of an 8 s run, and one flake8 command varies by up to 5 % from round to round on
@@ -195,6 +252,10 @@ def run(quick: bool) -> dict:
     project_files = sum(1 for _ in project.rglob("*.py"))
     flake8 = _flake8_on_project(project, envs, flake8_rounds)
     editor = _editor(root, envs, editor_rounds)
+    long_chain = chain_links * CHAIN_SCALE
+    chains = _chains(envs, (chain_links, long_chain), chain_fillers, rounds)
+    chain_ratio = {tool_name: _med(chains[f"{tool_name}_{long_chain}"]) / _med(chains[f"{tool_name}_{chain_links}"])
+                   for tool_name in ("check", "flake8")}
 
     warm, ruff_warm = _med(tree["warm"]), _med(tree["ruff_warm"])
     cold_ratio = _med(flake8["cold"]) / _med(flake8["without"])
@@ -213,6 +274,11 @@ def run(quick: bool) -> dict:
         {"goal": f"an editor linting one file of the {files:,}-file tree, cache warm, on top of flake8 alone",
          "target": f"<= {GOAL_EDITOR_MS:.0f} ms", "measured": f"{editor_ms:.0f} ms "
          f"({fmt_s(_med(editor['with']))} vs {fmt_s(_med(editor['without']))})", "ok": editor_ms <= GOAL_EDITOR_MS},
+        *({"goal": f"{label} on a chain of {long_chain:,} wrappers vs one of {chain_links:,} (issue 32: linear)",
+           "target": f"ratio <= {GOAL_CHAIN:.0f}",
+           "measured": f"{chain_ratio[name]:.2f} ({fmt_s(_med(chains[f'{name}_{long_chain}']))} vs "
+                       f"{fmt_s(_med(chains[f'{name}_{chain_links}']))})", "ok": chain_ratio[name] <= GOAL_CHAIN}
+          for name, label in (("check", "`check --no-cache`"), ("flake8", "flake8 with the plugin, cache cold"))),
     ]
     no_cache = _med(tree["no_cache"])
     table = [
@@ -254,6 +320,15 @@ def run(quick: bool) -> dict:
         "| --- | ---: | ---: | ---: | ---: | ---: |",
         _row("without the plugin", editor["without"], _med(editor["without"])),
         _row("with the plugin, cache warm", editor["with"], _med(editor["without"])),
+        "",
+        f"A chain of wrappers across modules beside {chain_fillers} modules that name none of them (each link one "
+        f"round of the gate's search); {rounds} rounds. The ratio is to the same command on the shorter chain.",
+        "",
+        "| chain | median | min | max | ratio | peak RSS |",
+        "| --- | ---: | ---: | ---: | ---: | ---: |",
+        *(_row(f"{label}, {count:,} links", chains[f"{name}_{count}"], _med(chains[f"{name}_{chain_links}"]))
+          for name, label in (("check", "`check --no-cache`"), ("flake8", "flake8, cache cold"))
+          for count in (chain_links, long_chain)),
     ]
     notes = [
         "Cold means no cache folder at all; `--no-cache` neither reads nor writes one. The peak memory is the "
@@ -262,7 +337,8 @@ def run(quick: bool) -> dict:
     return {"title": "5. The whole-project analysis and its cache", "goal_rows": goal_rows,
             "table": "\n".join(table), "notes": notes,
             "raw": {name: [run.seconds for run in runs] for name, runs in {**tree, **{
-                f"flake8_{k}": v for k, v in flake8.items()}, **{f"editor_{k}": v for k, v in editor.items()}}.items()}}
+                f"flake8_{k}": v for k, v in flake8.items()}, **{f"editor_{k}": v for k, v in editor.items()},
+                **{f"chain_{k}": v for k, v in chains.items()}}.items()}}
 
 
 def main() -> int:

@@ -1,5 +1,6 @@
 """The project gate's two phases (project.First, read and gate every module; project.Search, the modules whose
-bytes name what can matter) in worker processes, each worker through the disk cache as this process would go.
+bytes name what can matter; project.Words, the rest read for the word index of its later rounds) in worker
+processes, each worker through the disk cache as this process would go.
 
 `fix` (project_run.py) and the flake8 plugin (plugin_project.py) run them so; they differ only in where a
 module's options come from (`ResolvedOptions`: each file's settings key against the command line's;
@@ -37,6 +38,7 @@ class ResolvedOptions(NamedTuple):
 Source = Any  # FixedOptions or ResolvedOptions: hashable and picklable, so it is sent once per worker
 First = Callable[[List[str]], Tuple[Dict[str, Any], List[str]]]
 Search = Callable[[List[str], Any], Dict[str, Any]]
+Words = Callable[[Iterable[str], Any], Iterator[Any]]
 
 
 def parallel_first(keys: Mapping[str, Any], source: Source, folder: Optional[str], jobs: int,
@@ -73,6 +75,19 @@ def parallel_search(keys: Mapping[str, Any], source: Source, folder: Optional[st
         return found
 
     return search
+
+
+def parallel_words(keys: Mapping[str, Any], source: Source, folder: Optional[str], jobs: int) -> Words:
+    """The reading of the gate's word index (project.Words), as `parallel_first`."""
+    from .runner import Runner
+
+    def words(paths: Iterable[str], project_words: Any) -> Iterator[Any]:
+        local = _local_modules(keys.get, source, folder, False)
+        runner = Runner(_words_job, (source, project_words), lambda item: next(local.words([item[0]], project_words)),
+                        jobs)
+        return runner.run(_keyed(keys, paths))
+
+    return words
 
 
 def _keyed(keys: Mapping[str, Any], paths: Iterable[str]) -> Iterator[Tuple[str, Any]]:
@@ -113,6 +128,14 @@ def _first_job(shared: Tuple[Source, Optional[str], bool], item: Tuple[str, Any]
     _working_on(path, key)
     found, rest = _local(shared).first([path])
     return {path: packed(summary) for path, summary in found.items()}, rest  # project.Summaries holds them so
+
+
+def _words_job(shared: Tuple[Source, Any], item: Tuple[str, Any]) -> Any:
+    """In a worker: one file's words for the gate's word index (read as `_search_job` reads it, no cache)."""
+    source, project_words = shared
+    path, key = item
+    _working_on(path, key)
+    return next(_local((source, None, False)).words([path], project_words))
 
 
 def _search_job(shared: Tuple[Source, Optional[str], bool, Any], item: Tuple[str, Any]) -> Dict[str, Any]:

@@ -249,18 +249,19 @@ def solved_project(root: str, options: Options, exclude: Sequence[str] = (),
                 from .project import project_seeds
 
                 local = LocalModules(lambda _: options, cache, findings=True)
-                first, search = local.first, local.search
+                first, search, words = local.first, local.search, local.words
                 if len(hashes) >= POOL_AT_FILES:
-                    from .parallel_gate import FixedOptions, parallel_first, parallel_search
+                    from .parallel_gate import FixedOptions, parallel_first, parallel_search, parallel_words
                     from .runner import default_jobs
 
                     keys = dict.fromkeys((path for path, _ in hashes), None)
                     first = parallel_first(keys, FixedOptions(options), folder, default_jobs(), findings=True)
                     search = parallel_search(keys, FixedOptions(options), folder, default_jobs(), POOL_AT_FILES,
                                              findings=True)
+                    words = parallel_words(keys, FixedOptions(options), folder, default_jobs())
                 found = dict(project_seeds([path for path, _ in hashes], lambda _: options, cache=cache,
                                            first=_noting_passed_over(first, options, files, signatures),
-                                           search=search, load=local.summary))
+                                           search=search, load=local.summary, words=words))
                 cache.store_blob("s", solved_key, (state, found))
     _FOLDERS[(root, options)] = folder
     return found

@@ -678,6 +678,28 @@ class Summaries(MutableMapping[str, Optional[Summary]]):
     def __len__(self) -> int:
         return int(self._db.execute("SELECT COUNT(*) FROM summaries").fetchone()[0])
 
+    def numbered(self) -> Iterator[Tuple[int, str]]:
+        """`iter(self)` with each path's place in the order (see `place`)."""
+        from . import ondisk
+
+        last = self.last()
+        return ((row[0], _text(row[1])) for row in ondisk.pages(
+            self._db, "SELECT seq, path FROM summaries WHERE seq <= ? AND seq > ? ORDER BY seq LIMIT ?", (last,)))
+
+    def place(self, path: str) -> Optional[int]:
+        """The path's place in the order (a number that grows with it; set again, a path keeps its place)."""
+        row = self._db.execute("SELECT seq FROM summaries WHERE path = ?", (_blob(path),)).fetchone()
+        return row[0] if row else None
+
+    def at(self, place: int) -> str:
+        """The path at `place`."""
+        return _text(self._db.execute("SELECT path FROM summaries WHERE seq = ?", (place,)).fetchone()[0])
+
+    def last(self) -> int:
+        """The place of the path set last (-1 when none is)."""
+        last = self._db.execute("SELECT MAX(seq) FROM summaries").fetchone()[0]
+        return last if last is not None else -1
+
 
 # Set a summary: a path set again keeps its place in the order.
 _SET_SUMMARY = ("INSERT INTO summaries(path, none, data) VALUES (?, ?, ?) "
@@ -769,11 +791,20 @@ class Project:
         self._load = load
         # Summarizes any project module, whatever it imports (set by `gather`): the modules of writer functions.
         self.demand: Optional[Callable[[str], Optional[Summary]]] = None
+        # The gate's: told of each module loaded here with a summary, and, while set, given every module read
+        # without one (a reference resolved through it may resolve otherwise once it has joined).
+        self.loaded: Optional[Callable[[str], None]] = None
+        self.consulted: Optional[Set[str]] = None
 
     def summary(self, path: str) -> Optional[Summary]:
         if path not in self.summaries:
-            self.summaries[path] = self._load(path)  # type: ignore[assignment]
-        return self.summaries[path]
+            loaded = self.summaries[path] = self._load(path)  # type: ignore[assignment]
+            if loaded is not None and self.loaded is not None:
+                self.loaded(path)
+        found = self.summaries[path]
+        if found is None and self.consulted is not None:
+            self.consulted.add(path)
+        return found
 
     def resolve(self, ref: Ref, importer: str) -> Optional[Tuple[str, str]]:
         """The project function `ref` (made in `importer`) names, or None (not a project function, or unknown;
@@ -855,14 +886,30 @@ class _Rest:
     def __bool__(self) -> bool:
         return self._db.execute("SELECT 1 FROM rest LIMIT 1").fetchone() is not None
 
-    def taking(self, joined: Iterable[str]) -> List[str]:
-        """Take the modules of `joined` out; those that were here, in their order here."""
-        wanted = set(joined)
-        taken = [path for path in self if path in wanted]
+    def numbered(self) -> Iterator[Tuple[int, str]]:
+        """Each module with its number here, in their order."""
         from . import ondisk
 
-        ondisk.insert_all(self._db, "DELETE FROM rest WHERE path = ?", ((_blob(path),) for path in taken))
-        return taken
+        return ((row[0], _text(row[1])) for row in ondisk.rows(self._db, "SELECT n, path FROM rest ORDER BY n"))
+
+    def numbered_as(self, numbers: Iterable[int]) -> List[str]:
+        """The modules still here of those numbered `numbers` (as `numbered` gives them), in their order."""
+        from . import ondisk
+
+        found: List[Tuple[int, str]] = []
+        for batch in ondisk.batches(sorted(set(numbers)), ondisk.IN_AT_ONCE):
+            found.extend((n, _text(path)) for n, path in self._db.execute(
+                f"SELECT n, path FROM rest WHERE n IN ({','.join('?' * len(batch))})", batch))
+        return [path for _, path in sorted(found)]
+
+    def taking(self, joined: Iterable[str]) -> List[str]:
+        """Take the modules of `joined` out; those that were here, in their order here."""
+        from . import ondisk
+
+        # Looked up by path: going through every module here cost a round of the gate as much as its search.
+        found = sorted(ondisk.rows_in(self._db, "SELECT n, path FROM rest WHERE path IN ({marks})", list(joined)))
+        ondisk.insert_all(self._db, "DELETE FROM rest WHERE n = ?", ((n,) for n, _ in found))
+        return [_text(path) for _, path in found]
 
 
 class _Targets:
@@ -882,6 +929,10 @@ class _Targets:
 
     def of(self, number: int) -> Tuple[str, str]:
         return self._targets[-1 - number]
+
+    def known(self, target: Tuple[str, str]) -> Optional[int]:
+        """The number of `target`, None when it has none yet."""
+        return self._numbers.get(target)
 
 
 class _Calls:
@@ -945,6 +996,11 @@ class _CallsTable:
     def get(self, path: str) -> Optional[_Calls]:
         row = self._db.execute("SELECT data FROM calls WHERE path = ?", (_blob(path),)).fetchone()
         return _Calls.unpacked(row[0]) if row else None
+
+    def place(self, path: str) -> Optional[int]:
+        """The path's place in the order `items` goes through."""
+        row = self._db.execute("SELECT seq FROM calls WHERE path = ?", (_blob(path),)).fetchone()
+        return row[0] if row else None
 
     def __setitem__(self, path: str, calls: _Calls) -> None:
         self._db.execute("INSERT INTO calls(path, data) VALUES (?, ?) ON CONFLICT(path) DO UPDATE SET "
@@ -1454,30 +1510,34 @@ def searchable(data: bytes, text: Optional[str]) -> bytes:
     return data if data.isascii() or text is None else text.encode("utf-8")
 
 
-# The two per-file steps of the gate, as `project_seeds` asks for them (in-process, or in `check`'s workers):
+# The per-file steps of the gate, as `project_seeds` asks for them (in-process, or in `check`'s workers):
 # First(paths) -> (path -> summary or None for the files past phase 1's gate, the other paths);
 # Search(paths, needles) -> path -> summary or None for the files whose bytes match the needles.
 First = Callable[[List[str]], Tuple[Dict[str, Optional[Summary]], List[str]]]
 Search = Callable[[List[str], Needles], Dict[str, Optional[Summary]]]
 Load = Callable[[str], Optional[Summary]]
+# Words(paths, project words) -> for each path in order, what the gate's word index keeps of its bytes
+# (word_index.file_words of its searchable bytes; None when nothing, or when it cannot be read).
+Words = Callable[[Iterable[str], Any], Iterator[Any]]
 
 
 def project_seeds(paths: Iterable[str], options_of: Callable[[str], Options], *, cache: Any = None,
                   first: Optional[First] = None, search: Optional[Search] = None,
-                  load: Optional[Load] = None) -> Dict[str, Seeds]:
+                  load: Optional[Load] = None, words: Optional[Words] = None) -> Dict[str, Seeds]:
     """THE entry point of the project model, for `check`, `fix` and the flake8 plugin: the project's Python
     files `paths` (absolute or relative) solved as one program; returns each file's seeds (absolute path ->
     engine.ModuleSeeds), only for the files that get any.
 
     `options_of(path)` gives a file's Options (its summary depends on them). `cache`: a
     project_cache.ProjectCache, or None for no cache. By default every step runs in this process, through the
-    cache; `check` passes `first`, `search` and `load` to run them in its workers (project_check.py). A file
-    that cannot be read or parsed is left out: its own check reports it.
+    cache; `check` passes `first`, `search`, `load` and `words` to run them in its workers (project_check.py). A
+    file that cannot be read or parsed is left out: its own check reports it.
     """
     from .project_cache import LocalModules
 
     local = LocalModules(options_of, cache)
-    return _solve_gated(_Absolute(paths), first or local.first, search or local.search, load or local.summary)
+    return _solve_gated(_Absolute(paths), first or local.first, search or local.search, load or local.summary,
+                        words or local.words)
 
 
 class _Absolute:
@@ -1536,16 +1596,38 @@ def gather(paths: List[str], options_of: Callable[[str], Options],
                 found[path] = _summary_or_none(parse(got[1], path), options_of(path))
         return found
 
-    return _solve_gated([absolute_path(p) for p in paths], first, search, summary)
+    def words(todo: Iterable[str], project_words: Any) -> Iterator[Any]:
+        from .word_index import file_words
+
+        for path in todo:
+            got = read(path, options_of(path))
+            yield file_words(searchable(*got), project_words) if got is not None else None
+
+    return _solve_gated([absolute_path(p) for p in paths], first, search, summary, words)
 
 
-def _solve_gated(paths: Iterable[str], first: First, search: Search, load_summary: Load) -> Dict[str, Seeds]:
+# The gate's search rounds that read every remaining file. Most projects need one round to bring their callers
+# in and a second that finds nothing more: those read the rest as before. A third round reads it once more into
+# a word index (word_index.py), and it and every later round look their new needles up there.
+_PLAIN_ROUNDS = 2
+
+
+def _solve_gated(paths: Iterable[str], first: First, search: Search, load_summary: Load,
+                 words: Words) -> Dict[str, Seeds]:
     """The two-phase gate over `paths`, then `solve`.
 
     Phase 1 (`first`) summarizes the files that import an HTTP library (or that the `unpooled-calls` patterns
     may match); phase 2 (`search`) only the files whose bytes name one of the functions that can matter
-    (`can_matter`) or a class holding one, repeated while new ones join.
+    (`can_matter`) or a class holding one, repeated while new ones join. `words` reads the rest for the word
+    index of the rounds after `_PLAIN_ROUNDS`.
+
+    Each module is grown (`grow`) when something it reads changed, in the order and passes of a loop growing
+    every module until nothing changes (gate_worklist.py), and the rounds after `_PLAIN_ROUNDS` look the rest
+    up in a word index: a chain of wrappers across modules, one round per link, cost every round a pass over
+    every module and a read of every remaining file, quadratic.
     """
+    from .gate_worklist import Watch, Worklist
+
     modules = ModuleMap(paths, project_root(paths))
 
     def load(path: str) -> Optional[Summary]:
@@ -1568,33 +1650,81 @@ def _solve_gated(paths: Iterable[str], first: First, search: Search, load_summar
         return load_summary(path)
 
     project.demand = demand
+    worklist = Worklist(summaries)
+    watch = Watch(modules.db)
+    project.loaded = worklist.mark_path  # a package's `__init__.py` read on demand is grown as a new module is
 
     # A file joins in phase 2 when its bytes name a function (or the class of a constructor) that can matter
     # AND the last part of that function's module name, which every import of it names (`from app.http import
     # f`, `from . import http`, `from .http import f`, `import helper`); a package re-exporting the function
     # is searched for under its own name (`from app import f`, see `grow`).
     needles: Dict[str, Set[str]] = {}  # name -> the modules where a function of that name can matter
+    needed: List[Tuple[str, str]] = []  # (name, module) in the order `need` added them to `needles`
+    names_from: Dict[str, List[str]] = {}  # module -> the names searched for from it
     relevant: Set[Tuple[str, str]] = set()
+    folders: Dict[str, Set[str]] = {}  # folder -> the package folders it is below the project root
 
-    def pairs() -> Needles:
-        """The needles of phase 2 (`_pairs`): each module's words worked out from its path as they are asked
-        (held for every module needed, they were memory per module)."""
-        folders: Dict[str, Set[str]] = {}  # folder -> the package folders it is below the project root
+    def words_of(path: str, known: Dict[str, Set[str]]) -> Tuple[str, Set[str]]:
+        """The word an import of the module names (`known`: the folders' answers so far), and the package
+        folders above it."""
+        stem = os.path.splitext(os.path.basename(path))[0]
+        folder = os.path.dirname(path)
+        if stem == "__init__":
+            stem, folder = os.path.basename(folder), os.path.dirname(folder)
+        above = known.get(folder)
+        if above is None:
+            relative = os.path.relpath(folder, modules.root)
+            above = known[folder] = set() if relative.startswith("..") or relative == "." else \
+                set(relative.split(os.sep))
+        return stem, above
 
-        def of(path: str) -> Tuple[Set[str], Set[str]]:
-            """The words an import of the module names, and the package folders above it."""
-            stem = os.path.splitext(os.path.basename(path))[0]
-            folder = os.path.dirname(path)
-            if stem == "__init__":
-                stem, folder = os.path.basename(folder), os.path.dirname(folder)
-            above = folders.get(folder)
-            if above is None:
-                relative = os.path.relpath(folder, modules.root)
-                above = folders[folder] = set() if relative.startswith("..") or relative == "." else \
-                    set(relative.split(os.sep))
-            return {stem}, above
+    def pairs(wanted: Optional[Iterable[Tuple[str, str]]] = None) -> Needles:
+        """The needles of phase 2 (`_pairs`): of every (name, module) searched for, or of those `wanted`; each
+        module's words worked out from its path as they are asked (held for every module needed, they were
+        memory per module)."""
+        chosen: Dict[str, Set[str]] = needles
+        if wanted is not None:
+            chosen = {}
+            for name, module in wanted:
+                chosen.setdefault(name, set()).add(module)
+        return _pairs(chosen, _Computed(lambda path: {words_of(path, folders)[0]}),
+                      _Computed(lambda path: words_of(path, folders)[1]))
 
-        return _pairs(needles, _Computed(lambda path: of(path)[0]), _Computed(lambda path: of(path)[1]))
+    def atoms(wanted: Iterable[Tuple[str, str]]) -> List[Any]:
+        """What `pairs(wanted)` matches, atom by atom (word_index.Atom)."""
+        from .word_index import Atom
+
+        found = []
+        for name, module in wanted:
+            token, above = words_of(module, folders)
+            found.append(Atom(token, name, None))
+            found.extend(Atom(token, name, folder) for folder in sorted(above))
+        return found
+
+    def word_index() -> Any:
+        """The rest's words, each file read once (word_index.py)."""
+        from collections import deque
+
+        from .word_index import FOLDER, TOKEN, WordFilter, WordIndex
+
+        project_words = WordFilter(len(modules.paths))
+        seen: Dict[str, Set[str]] = {}
+        for path in modules.paths:
+            token, above = words_of(path, seen)
+            project_words.add(TOKEN, token)
+            for folder in above:
+                project_words.add(FOLDER, folder)
+        del seen
+        index = WordIndex(modules.db)
+        numbers: Any = deque()  # the numbers of the files given to `words` and not back yet
+
+        def given() -> Iterator[str]:
+            for number, path in rest.numbered():
+                numbers.append(number)
+                yield path
+
+        index.add((numbers.popleft(), found) for found in words(given(), project_words))
+        return index
 
     # path -> what the call sites of its functions name so far (_Calls); held as tuples of targets per function,
     # they were most of the gate's memory on a 100,000-file tree.
@@ -1611,35 +1741,74 @@ def _solve_gated(paths: Iterable[str], first: First, search: Search, load_summar
             return ref[0] == "local"
         return any(word in needles for word in ref[1].split(".")) or any(word in needles for word in ref[2])
 
-    def resolve_if_worth(ref: Ref, importer: str) -> Optional[Tuple[str, str]]:
-        return project.resolve(ref, importer) if worth(ref) else _LATER
+    def resolved(ref: Ref, importer: str, place: int) -> Optional[Tuple[str, str]]:
+        """`project.resolve`, watching the modules it went through without a summary: when one joins, the
+        reference may resolve otherwise (see the loop below)."""
+        consulted: Set[str] = set()
+        project.consulted = consulted
+        try:
+            found = project.resolve(ref, importer)
+        finally:
+            project.consulted = None
+        if consulted:
+            watch.through(place, map(_blob, consulted))
+        return found
+
+    resolving = [-1]  # the place of the module whose calls `resolve_sites` resolves
 
     def resolve_sites(sites: List[Any], path: str) -> Tuple[Iterable[Tuple[str, str]], bool]:
         named: Dict[Tuple[str, str], None] = {}
         pending = False
         for site in sites:
-            target = resolve_if_worth(site[0], path)
+            target = resolved(site[0], path, resolving[0]) if worth(site[0]) else _LATER
             if target is None or target == _LATER:
                 pending = True
             else:
                 named[target] = None
+        watch.calls(resolving[0], (targets.number(target) for target in named if target[0] != path))
         return named, pending
 
-    def calls_of(summary: Summary, path: str, before: Optional[_Calls] = None) -> _Calls:
+    def calls_of(summary: Summary, path: str, place: int, before: Optional[_Calls] = None) -> _Calls:
         """The module's calls resolved (those of its functions still pending, given what was resolved `before`)."""
+        resolving[0] = place
         return _Calls.resolved(summary, path, targets, resolve_sites, before)
+
+    def watch_new(summary: Summary, path: str, place: int) -> None:
+        """What marks a module grown for the first time: the words its references and re-exports name (one
+        naming a needle is resolved), the names it re-exports, the modules it star-imports."""
+        referenced: Set[str] = set()
+        for record in summary["functions"].values():
+            for site in record["calls"]:
+                ref = site[0][1] if site[0][0] == "verbs" else site[0]
+                if ref[0] == "import":
+                    referenced.update(ref[1].split("."))
+                    referenced.update(ref[2])
+        for target in summary["exports"].values():
+            referenced.update(target.split("."))
+        watch.words(place, referenced)
+        watch.exports(place, summary["exports"])
+        sources = []
+        for star in summary["stars"]:
+            absolute = modules.absolute(star, path)
+            source = modules.module(absolute, path) if absolute else None
+            if source is not None:
+                sources.append(_blob(source))
+        watch.stars(place, sources)
 
     def grow(path: str) -> bool:
         """Add the functions of `path` that can matter, and the names to search for; True when anything was new."""
         summary = summaries.get(path)
         if not summary:
             return False
+        place = summaries.place(path)
+        assert place is not None
         matter = can_matter(summary)
         calls = resolved_calls.get(path)
         if calls is None:
-            calls = calls_of(summary, path)
+            watch_new(summary, path, place)
+            calls = calls_of(summary, path, place)
         elif calls.searched_with != len(needles) and any(calls.pending):
-            calls = calls_of(summary, path, calls)  # names were added since: resolve what they may name
+            calls = calls_of(summary, path, place, calls)  # names were added since: resolve what they may name
         if calls.searched_with != len(needles):
             calls.searched_with = len(needles)
             resolved_calls[path] = calls
@@ -1665,6 +1834,10 @@ def _solve_gated(paths: Iterable[str], first: First, search: Search, load_summar
         found.update((path, keys[index]) for index in range(len(keys)) if hit[index])
         new = found - relevant
         relevant.update(new)
+        for function in new:  # their callers in other modules may now reach one that can matter
+            number = targets.known(function)
+            for caller in watch.callers(number) if number is not None else ():
+                worklist.mark(caller)
         added = False
         for module, key in new:
             # Another module reaches a top-level def by its name, and a method of a top-level class through
@@ -1683,43 +1856,79 @@ def _solve_gated(paths: Iterable[str], first: First, search: Search, load_summar
                 continue
             absolute = modules.absolute(target, path)
             source = modules.module(absolute.rsplit(".", 1)[0], path) if absolute and "." in absolute else None
-            if (source is not None and source in needles.get(name, ())) or \
-                    resolve_if_worth(["import", target, []], path) in relevant:
+            if source is not None and source in needles.get(name, ()):
                 added = need(name, path) or added
+                continue
+            ref = ["import", target, []]
+            exported = resolved(ref, path, place) if worth(ref) else None
+            if exported is not None:
+                watch.calls(place, (targets.number(exported),))
+                if exported in relevant:
+                    added = need(name, path) or added
         for star in summary["stars"]:  # `from .http import *`
             absolute = modules.absolute(star, path)
             source = modules.module(absolute, path) if absolute else None
-            for name in [name for name, found in needles.items() if source in found]:
+            for name in list(names_from.get(source, ())) if source is not None else ():
                 added = need(name, path) or added
         return added or bool(new)
 
     def need(name: str, module: str) -> bool:
         """Search for `name` imported from `module`; True when that is new."""
-        known = needles.setdefault(name, set())
+        known = needles.get(name)
+        if known is None:
+            known = needles[name] = set()
+            for place in watch.referencing(name):  # a reference naming it is resolved now (`worth`)
+                worklist.mark(place)
         if module in known:
             return False
         known.add(module)
+        needed.append((name, module))
+        names_from.setdefault(module, []).append(name)
+        for place in [*watch.exporting(name), *watch.starring(_blob(module))]:
+            worklist.mark(place)
         return True
 
     # Until nothing changes: a module's function may call one that a later module's pass finds can matter.
-    while any([grow(path) for path in summaries]):
-        pass
+    worklist.run(grow, every=True)
+    index = None
+    searched = 0  # the (name, module) pairs of `needed` the rest was last searched for
+    rounds = 0
     while needles and rest:
-        joined = search(rest, pairs())
-        for path in rest.taking(joined):  # in the order of `paths`, so the solve's order does not depend on
-            summaries[path] = joined[path]  # the workers'
+        rounds += 1
+        fresh = needed[searched:]
+        searched = len(needed)
+        if rounds <= _PLAIN_ROUNDS:
+            joined = search(rest, pairs())  # type: ignore[arg-type]
+        else:
+            # The rest's files matched none of the needles searched for before: those that match now match one
+            # of the new ones. Those the index gives are read and matched by `search` itself.
+            if index is None:
+                index = word_index()
+            candidates = rest.numbered_as(index.candidates(atoms(fresh)))
+            joined = search(candidates, pairs(fresh)) if candidates else {}
+        taken = rest.taking(joined)
+        for path in taken:  # in the order of `paths`, so the solve's order does not depend on the workers'
+            summaries[path] = joined[path]
         if not joined:
             break
         # References into the modules that joined resolve now (one that resolved already resolves as it did: it
-        # went through summaries that have not changed).
-        for path, calls in resolved_calls.items():
-            if any(calls.pending):
-                resolved_calls[path] = calls_of(summaries[path], path, calls)  # type: ignore[arg-type]
-        grew = False
-        while any([grow(path) for path in summaries]):
-            grew = True
-        if not grew:
+        # went through summaries that have not changed), in the order the calls were first resolved.
+        through: Set[int] = set()
+        for path in taken:
+            through.update(watch.resolved_through(_blob(path)))
+        again = sorted((resolved_calls.place(summaries.at(place)) or -1, place) for place in through)
+        for _, place in again:
+            path = summaries.at(place)
+            calls = resolved_calls.get(path)
+            if calls is not None and any(calls.pending):
+                resolved_calls[path] = calls_of(summaries[path], path, place, calls)  # type: ignore[arg-type]
+            worklist.mark(place)
+        for path in taken:
+            if joined[path] is not None:
+                worklist.mark_path(path)
+        if not worklist.run(grow):
             break  # nothing new to search the rest for
     resolved_calls.clear()
     summaries.narrow(lambda summary: _worth_only(summary, worth))
     return solve(project, worth)
+

@@ -33,7 +33,7 @@ from __future__ import annotations
 import contextlib
 import os
 import pickle
-from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple
 
 from . import __version__
 from .options import Options
@@ -499,3 +499,17 @@ class LocalModules:
         options = self.options_of(path)
         got = self._entry(path, options)
         return None if got is None else self._summarized(path, options, got[1], got[2], got[3])
+
+    def words(self, paths: Iterable[str], project_words: Any) -> Iterator[Any]:
+        """project.Words: each file's words for the gate's word index, its bytes read as `search` reads them."""
+        from .project import searchable
+        from .source_files import SourceError, decode_source, read_bytes
+        from .word_index import file_words
+
+        for path in paths:
+            try:
+                data = read_bytes(path, self.options_of(path).max_file_size)
+                found = file_words(searchable(data, None if data.isascii() else decode_source(data)), project_words)
+            except SourceError:
+                found = None
+            yield found

@@ -414,6 +414,20 @@ def search_job(shared: Any, item: Tuple[str, Any]) -> Tuple[str, bool, Optional[
     return path, True, packed(summary)
 
 
+def words_job(shared: Any, item: Tuple[str, Any]) -> Any:
+    """In a worker: one file's words for the gate's word index (project.Words), its bytes read as `search_job`
+    reads them."""
+    from .project import searchable
+    from .project_cache import read_module
+    from .settings import resolved
+    from .word_index import file_words
+
+    overrides, project_words = shared
+    path, key = item
+    got = read_module(path, resolved(overrides, key).options)
+    return file_words(searchable(*got), project_words) if got is not None else None
+
+
 def _crashed_search(item: Tuple[str, Any]) -> Tuple[str, bool, Optional[Summary]]:
     return item[0], False, None
 
@@ -614,6 +628,16 @@ def project_results(table: Any, overrides: Any, cache: Optional[ProjectCache], j
             unsummarized.extend(path for path, summary in joined.items() if summary is None)
             return joined
 
+        def words(paths: Iterable[str], project_words: Any) -> Iterator[Any]:
+            def keyed() -> Iterator[Tuple[str, Any]]:
+                for part in ondisk.batches(paths, ondisk.IN_AT_ONCE):
+                    state = modules.state(part)
+                    for path in part:
+                        yield path, state[path][0]
+
+            # A file whose worker died is taken as naming nothing, as `search` takes it.
+            return Runner(words_job, (overrides, project_words), lambda item: None, jobs).run(keyed())
+
         solved_key, state = _solved_key(modules, options_of_key) if cache is not None else ("", "")
         cached = cache.load_blob("s", solved_key) if cache is not None else None
         try:
@@ -622,7 +646,8 @@ def project_results(table: Any, overrides: Any, cache: Optional[ProjectCache], j
                 unsummarized.extend(cached[2])
             else:
                 log_parse(SOLVE_MARK)
-                seeds = project_seeds(modules, options_of, cache=cache, first=gate_first, search=search)
+                seeds = project_seeds(modules, options_of, cache=cache, first=gate_first, search=search,
+                                      words=words)
                 missed.save()
                 if cache is not None:
                     cache.store_blob("s", solved_key, (state, dict(seeds), tuple(unsummarized)))

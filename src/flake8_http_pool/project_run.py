@@ -45,15 +45,16 @@ def project_seeds(files: Sequence[Tuple[str, Any]], overrides: Any, note: Callab
             options_by_key[key] = resolved(overrides, key).options
         return options_by_key[key]
 
-    search = None
+    search = words = None
     if jobs > 1 and len(keys) >= POOL_AT_FILES:
-        from .parallel_gate import ResolvedOptions, parallel_first, parallel_search
+        from .parallel_gate import ResolvedOptions, parallel_first, parallel_search, parallel_words
 
         folder = cache.folder if cache is not None else None
         first = first or parallel_first(keys, ResolvedOptions(overrides), folder, jobs)
         search = parallel_search(keys, ResolvedOptions(overrides), folder, jobs, POOL_AT_FILES)
+        words = parallel_words(keys, ResolvedOptions(overrides), folder, jobs)
     try:
-        return dict(solve_project(keys, options_of, cache=cache, first=first, search=search) or {})
+        return dict(solve_project(keys, options_of, cache=cache, first=first, search=search, words=words) or {})
     except (RecursionError, MemoryError) as error:
         note(f"the project model ran out of resources ({type(error).__name__}): findings across modules are left out")
     except Exception as error:  # noqa: BLE001 - see the docstring

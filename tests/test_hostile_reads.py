@@ -215,3 +215,21 @@ def test_a_codeowners_fifo_does_not_hang_split_by_owner(tmp_path):
     os.symlink("/dev/zero", root / ".github" / "CODEOWNERS")
     linked = _run(["fix", "--unsafe-fixes", "--split-by-owner", "patches3", "."], root)
     assert linked.returncode == 1 and "no CODEOWNERS in" in linked.stderr, linked.stderr
+
+
+def test_a_module_whose_name_is_not_utf8_costs_no_finding_of_the_project(tmp_path):
+    """A package holding `w\\xffx.py` whose function can matter, and a module searched for it through the
+    package (`pkg.thing.go(u)`): the search's pattern for the name took the whole project model down
+    (UnicodeEncodeError), losing every finding across modules."""
+    clean = _project(tmp_path / "clean")
+    attacked = _project(tmp_path / "attacked")
+    for root in (clean, attacked):
+        (root / "pkg").mkdir()
+        (root / "pkg" / "__init__.py").write_text("")
+        (root / "d.py").write_text("import pkg\n\nfor u in urls:\n    pkg.thing.go(u)\n")
+    with open(os.path.join(os.fsencode(attacked / "pkg"), b"w\xffx.py"), "wb") as handle:
+        handle.write(b"import requests\n\n\ndef go(u):\n    return requests.get(u)\n")
+    for name in ("check", "flake8"):
+        expected, got = _run(COMMANDS[name], clean), _run(COMMANDS[name], attacked)
+        assert CROSS in got.stdout and got.stdout == expected.stdout, (name, got.stderr)
+        assert "internal error" not in got.stderr, got.stderr

@@ -1501,7 +1501,7 @@ def _pairs(needles: Dict[str, Set[str]], tokens: Any, above: Any) -> Needles:
 
 @functools.lru_cache(maxsize=4096)
 def _dotted_pattern(token: str) -> Any:
-    return re.compile(rb"%s[ \t]*\.[ \t]*([^\W\d]\w*)" % re.escape(token.encode("utf-8")))
+    return re.compile(rb"%s[ \t]*\.[ \t]*([^\W\d]\w*)" % re.escape(token.encode("utf-8", "surrogateescape")))
 
 
 def searchable(data: bytes, text: Optional[str]) -> bytes:

@@ -21,9 +21,10 @@ import marshal
 import operator
 import os
 import re
+import sys
 import time
 from itertools import islice
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 from .engine import ModuleSeeds
 from .options import Options
@@ -193,7 +194,7 @@ def solved_project(root: str, options: Options, exclude: Sequence[str] = (),
     folder = cache_folder(root, cache_dir if cache_dir is not None else _configured_cache_dir(root))
     limit = project_limit()
     # The folders' listings are kept once the cache folder exists (a project too small to solve makes none).
-    listings = StatMemo(ProjectCache(folder) if os.path.isdir(folder) else None, "s",
+    listings = StatMemo(ProjectCache(folder, root) if os.path.isdir(folder) else None, "s",
                         f"folders\0{root}\0{tuple(exclude)!r}\0{folder}")
     files = at_most(project_files(root, exclude, os.path.basename(folder) or CACHE_DIR_NAME, listings), 2 * limit)
     if files is None:
@@ -202,7 +203,7 @@ def solved_project(root: str, options: Options, exclude: Sequence[str] = (),
     listings.save()
     if (limit and len(files) > limit) or len(files) < 2:
         return {}  # see PROJECT_LIMIT
-    cache = ProjectCache.open(folder)
+    cache = ProjectCache.open(folder, _note_once, root, quiet_when_unwritable=True)
     if cache is None:
         from .project import project_seeds
 
@@ -229,7 +230,7 @@ def solved_project(root: str, options: Options, exclude: Sequence[str] = (),
     if found is None:
         if hashes is None:
             hashes, state = _hashes_by_index(cache, "index\0" + index_key, files, signatures)
-        with cache.lock():
+        with cache.lock(note=_note_once):
             # Another process may have solved it while this one waited for the lock.
             found = _solved(cache.load_blob("s", solved_key), state)
             if found is None:
@@ -366,7 +367,7 @@ def known_findings(filename: str, text: str, options: Options) -> Optional[List[
         from .source_files import SourceError, read_bytes
 
         if folder not in _CACHES:
-            _CACHES[folder] = ProjectCache(folder)
+            _CACHES[folder] = ProjectCache(folder, root_of(path))
         if options not in _FINGERPRINTS:
             _FINGERPRINTS[options] = options_fingerprint(options)
         try:
@@ -406,6 +407,17 @@ def _solved(blob: Any, state: str) -> Optional[Dict[str, ModuleSeeds]]:
     if isinstance(blob, tuple) and len(blob) == 2 and blob[0] == state and isinstance(blob[1], dict):
         return blob[1]
     return None
+
+
+_NOTED: Set[str] = set()  # per process: the notes written (flake8's workers inherit it from the main process)
+
+
+def _note_once(message: str) -> None:
+    """One `flake8-http-pool: ...` line on stderr, once per process: the cache could not be used as it is."""
+    if message not in _NOTED:
+        _NOTED.add(message)
+        sys.stderr.write(f"flake8-http-pool: {message}\n")
+        sys.stderr.flush()
 
 
 def at_most(paths: Iterator[str], cap: int) -> Optional[List[str]]:

@@ -368,3 +368,300 @@ def test_a_lock_held_by_another_process_is_waited_for_a_few_seconds(held_lock: P
     for run in both:
         stdout, _ = run.communicate(timeout=TIMEOUT)
         assert stdout == uncached.flake8
+
+
+# -- entries of the wrong shape -----------------------------------------------------------------------------
+def _blobs(cache: Path, kind: str, select: Callable[[str], bool]) -> Iterator[Tuple[Path, str, Any]]:
+    for path in sorted((cache / kind).iterdir()):
+        key, value = pickle.loads(path.read_bytes())
+        if select(key):
+            yield path, key, value
+
+
+def _starting(prefix: str) -> Callable[[str], bool]:
+    return lambda key: key.startswith(prefix)
+
+
+def _in_blobs(kind: str, change: Callable[[Any], Any], select: Callable[[str], bool] = lambda key: True,
+              forget: Tuple[str, ...] = ()) -> Callable[[Path], int]:
+    """A corruption: `change` applied to each blob of `kind` whose key `select` takes, after the kinds `forget`
+    are removed (what would answer before the blob is read)."""
+    def corrupt(cache: Path) -> int:
+        _forget(cache, forget)
+        count = 0
+        for path, key, value in _blobs(cache, kind, select):
+            path.write_bytes(pickle.dumps((key, change(value))))
+            count += 1
+        return count
+    return corrupt
+
+
+def _in_entries(change: Callable[[Dict[str, Any]], None], forget: Tuple[str, ...] = ()) -> Callable[[Path], int]:
+    """A corruption: `change` applied to every module entry (m/), after the kinds `forget` are removed; it
+    counts the entries changed."""
+    def corrupt(cache: Path) -> int:
+        _forget(cache, forget)
+        count = 0
+        for path in sorted((cache / "m").rglob("*")):
+            if path.is_file():
+                entry = pickle.loads(path.read_bytes())
+                before = pickle.dumps(entry)
+                change(entry)
+                after = pickle.dumps(entry)
+                if after != before:
+                    path.write_bytes(after)
+                    count += 1
+        return count
+    return corrupt
+
+
+def _forget(cache: Path, kinds: Tuple[str, ...]) -> None:
+    for kind in kinds:
+        if kind == "quick":  # the plugin's quick check alone (the stat index beside it is under test)
+            for path, _, _ in list(_blobs(cache, "s", _starting("quick"))):
+                path.unlink()
+        else:
+            shutil.rmtree(cache / kind)
+
+
+def _each_value(change: Callable[[Any], Any]) -> Callable[[Dict[str, Any]], Dict[str, Any]]:
+    """`change` applied to each value of a stat index (path -> (signature, tag, value))."""
+    return lambda memo: {path: (entry[0], entry[1], change(entry[2])) for path, entry in memo.items()}
+
+
+def _line_a_string(findings: tuple) -> tuple:
+    if not findings:
+        return ("not a finding",)
+    first = findings[0]
+    return (first._replace(finding=first.finding._replace(line=str(first.finding.line))),) + findings[1:]
+
+
+def _phase_one_wrong(value: tuple) -> tuple:
+    return ("findings", *value[1:])
+
+
+def _phase_one_line(value: tuple) -> tuple:
+    return (_line_a_string(value[0]), *value[1:])
+
+
+def _results_a_list(entry: Dict[str, Any]) -> None:
+    if "results" in entry:
+        entry["results"] = list(entry["results"].values())
+
+
+def _results_line(entry: Dict[str, Any]) -> None:
+    for field in ("results", "seeded"):
+        for key, result in entry.get(field, {}).items():
+            entry[field][key] = result._replace(findings=_line_a_string(result.findings))
+
+
+def _seeded_strings(entry: Dict[str, Any]) -> None:
+    if "seeded" in entry:
+        entry["seeded"] = {key: "a result" for key in entry["seeded"]}
+
+
+def _gated_a_string(entry: Dict[str, Any]) -> None:
+    if "gated" in entry:
+        entry["gated"] = "yes" if entry["gated"] else ""
+
+
+def _functions_a_list(entry: Dict[str, Any]) -> None:
+    if entry.get("summary"):
+        entry["summary"]["functions"] = list(entry["summary"]["functions"])
+
+
+def _defs_unknown(entry: Dict[str, Any]) -> None:
+    if entry.get("summary") and entry["summary"]["defs"]:
+        entry["summary"]["defs"] = {name: "no.such.function" for name in entry["summary"]["defs"]}
+
+
+def _classes_short(entry: Dict[str, Any]) -> None:
+    if entry.get("classes"):
+        entry["classes"] = {key: [] for key in entry["classes"]}  # one per finding: none kept dropped them all
+
+
+def _classes_unknown(entry: Dict[str, Any]) -> None:
+    if entry.get("classes"):
+        entry["classes"] = {key: ["safest"] * len(value) for key, value in entry["classes"].items()}
+
+
+def _kept_tuples(entry: Dict[str, Any]) -> None:
+    if entry.get("findings") and entry["findings"][1]:
+        entry["findings"] = (entry["findings"][0], [tuple(found) for found in entry["findings"][1]])
+
+
+def _kept_surrogate(entry: Dict[str, Any]) -> None:
+    if entry.get("findings") and entry["findings"][1]:
+        kept = entry["findings"][1]
+        entry["findings"] = (entry["findings"][0], [kept[0]._replace(message="\ud800 forged")] + kept[1:])
+
+
+def _hot_a_list(seeds: Dict[str, Any]) -> Dict[str, Any]:
+    return {path: value._replace(hot=list(value.hot.items())) for path, value in seeds.items()}
+
+
+def _hot_reason_only(seeds: Dict[str, Any]) -> Dict[str, Any]:
+    return {path: value._replace(hot={key: hot[:1] for key, hot in value.hot.items()}) for path, value in seeds.items()}
+
+
+def _keyed_by_numbers(seeds: Dict[str, Any]) -> Dict[Any, Any]:
+    return {number: value for number, value in enumerate(seeds.values())}
+
+
+def _seeded_index(key: str) -> bool:
+    return key.endswith("'seeded')")
+
+
+class ShapeCase(NamedTuple):
+    name: str
+    corrupt: Callable[[Path], int]  # changes the cache folder; how many entries or blobs it changed
+
+
+# Per kind of entry, wrong shapes. Removed first: what would answer before the entry is read (the stat indexes
+# before the module entries, the solved seeds before the summaries).
+SHAPES = [
+    ShapeCase("module entry: results a list", _in_entries(_results_a_list, ("i", "s"))),
+    ShapeCase("module entry: a finding's line a string", _in_entries(_results_line, ("i", "s"))),
+    ShapeCase("module entry: seeded results strings", _in_entries(_seeded_strings, ("i", "s"))),
+    ShapeCase("module entry: gated a string", _in_entries(_gated_a_string, ("i", "s"))),
+    ShapeCase("module entry: summary functions a list", _in_entries(_functions_a_list, ("i", "s"))),
+    ShapeCase("module entry: summary defs naming no function", _in_entries(_defs_unknown, ("i", "s"))),
+    ShapeCase("module entry: fix classes fewer than findings", _in_entries(_classes_short)),
+    ShapeCase("module entry: fix classes unknown", _in_entries(_classes_unknown)),
+    ShapeCase("module entry: flake8's findings tuples", _in_entries(_kept_tuples)),
+    ShapeCase("module entry: flake8's finding with a lone surrogate", _in_entries(_kept_surrogate)),
+    ShapeCase("check's solved seeds: hot reasons alone",
+              _in_blobs("s", lambda v: (v[0], _hot_reason_only(v[1]), v[2]), _starting("check-solved"))),
+    ShapeCase("check's solved seeds keyed by numbers",
+              _in_blobs("s", lambda v: (v[0], _keyed_by_numbers(v[1]), v[2]), _starting("check-solved"))),
+    ShapeCase("the plugin's solved seeds: hot a list",
+              _in_blobs("s", lambda v: (v[0], _hot_a_list(v[1])), _starting("solved"))),
+    ShapeCase("the plugin's quick check an int", _in_blobs("s", lambda v: (v[0], 7), _starting("quick"))),
+    ShapeCase("the plugin's stat index: digests ints",
+              _in_blobs("s", _each_value(lambda v: 7), _starting("index"), ("quick",))),
+    ShapeCase("the plugin's folder listings strings",
+              _in_blobs("s", _each_value(lambda v: ("app", "tests")), _starting("folders"))),
+    ShapeCase("check's stat index: findings a string",
+              _in_blobs("i", _each_value(_phase_one_wrong), lambda key: not _seeded_index(key))),
+    ShapeCase("check's stat index: a finding's line a string",
+              _in_blobs("i", _each_value(_phase_one_line), lambda key: not _seeded_index(key))),
+    ShapeCase("check's seeded stat index: a finding's line a string",
+              _in_blobs("i", _each_value(_line_a_string), _seeded_index)),
+    ShapeCase("phase 2's misses an int", _in_blobs("g", _each_value(lambda v: 7), forget=("s",))),
+    ShapeCase("a root's patch targets an int", _in_blobs("r", _each_value(lambda v: 7), forget=("p",))),
+    ShapeCase("a file's patch targets ints", _in_blobs("p", lambda v: (1, 2), forget=("r",))),
+]
+
+
+@pytest.fixture(scope="module")
+def warm(tmp_path_factory: pytest.TempPathFactory) -> Tuple[Path, Path]:
+    """A project and a copy of the warm cache the three commands leave in it."""
+    root = _project(tmp_path_factory.mktemp("warm") / "proj")
+    _cold_cache(root)
+    kept = root.parent / "kept-cache"
+    shutil.copytree(root / CACHE, kept, symlinks=True)
+    return root, kept
+
+
+@pytest.mark.parametrize("case", SHAPES, ids=[case.name for case in SHAPES])
+def test_an_entry_of_the_wrong_shape_is_a_miss(warm: Tuple[Path, Path], uncached: Outputs,
+                                                case: ShapeCase) -> None:
+    """Well-formed pickles of plain data and this tool's own types, in the wrong shapes: `check`, `fix --diff`
+    and flake8, each on the corrupted cache, print what a run without a cache prints (a `results` of the wrong
+    type made `check` report an internal error and drop every finding of the run)."""
+    root, kept = warm
+    runs = []
+    for run in (_check, _fix_diff, _flake8):
+        shutil.rmtree(root / CACHE)
+        shutil.copytree(kept, root / CACHE, symlinks=True)
+        assert case.corrupt(root / CACHE) > 0
+        runs.append(run(root))
+    assert _outputs(tuple(runs), uncached) == uncached
+    assert [done.stderr for done in runs] == ["", uncached.fix_summary, ""]
+
+
+# -- the shapes themselves ----------------------------------------------------------------------------------
+def _leaves(value: Any, where: Tuple[Any, ...] = ()) -> Iterator[Tuple[Tuple[Any, ...], Any]]:
+    """Every leaf of a cached value and where it is; a finding's details left out (any plain data is theirs),
+    and the items of sets (no place to put another)."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _leaves(item, where + (key,))
+    elif isinstance(value, (list, tuple)):
+        fields = getattr(value, "_fields", ())
+        for index, item in enumerate(value):
+            if not fields or fields[index] != "details":
+                yield from _leaves(item, where + (index,))
+    elif not isinstance(value, (set, frozenset)):
+        yield where, value
+
+
+def _replaced(value: Any, where: Tuple[Any, ...], new: Any) -> Any:
+    if not where:
+        return new
+    head, rest = where[0], where[1:]
+    if isinstance(value, dict):
+        return {**value, head: _replaced(value[head], rest, new)}
+    items = list(value)
+    items[head] = _replaced(items[head], rest, new)
+    return type(value)(*items) if hasattr(value, "_fields") else type(value)(items)
+
+
+def _other_type(leaf: Any) -> Any:
+    return 7 if isinstance(leaf, (str, bool)) or leaf is None else "7"
+
+
+@pytest.fixture(scope="module")
+def corpus_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The cache `check` and flake8 leave on the rules' fixtures and the fixture projects (every shape of
+    summary and finding the rules make)."""
+    root = tmp_path_factory.mktemp("corpus")
+    fixtures = Path(__file__).parent / "fixtures"
+    shutil.copytree(fixtures / "projects", root / "projects")
+    for source in fixtures.glob("*.py"):
+        shutil.copyfile(source, root / source.name)
+    (root / "pyproject.toml").write_text("")
+    _check(root)
+    _flake8(root)
+    return root / CACHE
+
+
+# The field names of entries and summaries: a leaf's place is told by these, every other key or index being one
+# of many alike (a function's key, a finding's number), tried a few times each.
+_FIELDS = frozenset({
+    "hash", "path", "gated", "summary", "results", "seeded", "findings", "classes", "version", "functions",
+    "module_calls", "defs", "exports", "stars", "library_roots", "class_facts", "has_async", "name", "line",
+    "calls", "hot", "unpooled", "client", "wrapper", "factory", "blocks", "always", "writes", "handoffs",
+    "factory_name", "factory_same", "bases", "clients", "own", "stored"})
+_TRIES = 5
+
+
+def _refused_everywhere(value: Any, valid: Callable[[Any], bool], tried: Dict[Tuple[Any, ...], int]) -> int:
+    """Assert `valid` refuses `value` with any one leaf of another type (each kind of place a few times)."""
+    count = 0
+    for where, leaf in _leaves(value):
+        kind = tuple(part if isinstance(part, str) and part in _FIELDS else type(part).__name__ for part in where)
+        if where[:1] in (("hash",), ("path",)) or tried.get(kind, 0) >= _TRIES:
+            continue  # hash and path: compared with what they must be (ProjectCache.load)
+        tried[kind] = tried.get(kind, 0) + 1
+        assert not valid(_replaced(value, where, _other_type(leaf))), where
+        count += 1
+    return count
+
+
+def test_every_leaf_of_another_type_is_refused(corpus_cache: Path) -> None:
+    """Each real entry passes its shape; the same entry with any one leaf (a string, a number, a flag, a None)
+    of another type does not: no field of an entry reaches the engine unchecked."""
+    from flake8_http_pool import cache_shapes as shapes
+
+    tried: Dict[Tuple[Any, ...], int] = {}
+    for path in sorted((corpus_cache / "m").rglob("*")):
+        if path.is_file():
+            entry = pickle.loads(path.read_bytes())
+            assert shapes.module_entry(entry), path
+            _refused_everywhere(entry, shapes.module_entry, tried)
+    for prefix, valid in (("check-solved", shapes.check_solved), ("solved", shapes.plugin_solved)):
+        for path, _, value in _blobs(corpus_cache, "s", _starting(prefix)):
+            assert valid(value), path
+            _refused_everywhere(value, valid, tried)
+    assert len(tried) > 60  # the kinds of place tried: every field of a summary, a result, a finding, seeds

@@ -28,7 +28,9 @@ A cache folder committed into a repository someone else wrote (`git add -f` beat
 hostile. It cannot make a lint run execute code: entries are pickles read by an unpickler that builds nothing
 but plain data and this tool's own result tuples (`_SAFE_CLASSES`). It cannot send a read or a write outside
 itself, nor hang the run: the folder and everything in it is used only as real directories and regular files,
-opened without following links, each entry read within a cap (cache_files.py).
+opened without following links, each entry read within a cap (cache_files.py). It cannot fail the run: an entry
+of a shape this version does not write is a miss (cache_shapes.py). What it can do is hide or forge findings of
+the repository it came with, as any file of that repository could.
 """
 
 from __future__ import annotations
@@ -128,25 +130,34 @@ MISSING = object()  # StatMemo.get: the file must be read
 class StatMemo:
     """Values computed from files, kept in one blob of the cache beside each file's signature and a tag (what
     else the value depends on): a file that looks as it did gives its value without being read. Entries met or
-    put in this run are kept; the rest (files gone, or not asked about) are dropped when it is saved."""
+    put in this run are kept; the rest (files gone, or not asked about) are dropped when it is saved.
 
-    def __init__(self, cache: Optional["ProjectCache"], kind: str, key: str) -> None:
+    `valid(path, value)` says whether a value kept for `path` has the shape this memo's values have
+    (cache_shapes): one that has not is a miss, as a file changed since would be."""
+
+    def __init__(self, cache: Optional["ProjectCache"], kind: str, key: str,
+                 valid: Callable[[str, Any], bool]) -> None:
         import time
 
-        self.cache, self.kind, self.key = cache, kind, key
+        self.cache, self.kind, self.key, self.valid = cache, kind, key, valid
         self.started = time.time_ns()  # before any file is stat'ed
-        known = cache.load_blob(kind, key) if cache is not None else None
-        self.old: Dict[str, Tuple[Signature, Any, Any]] = known if isinstance(known, dict) else {}
+        known = cache.load_blob(kind, key, _is_dict) if cache is not None else None
+        self.old: Dict[str, Tuple[Signature, Any, Any]] = known if known is not None else {}
         self.new: Dict[str, Tuple[Signature, Any, Any]] = {}
 
     def get(self, path: str, tag: Any) -> Tuple[Optional[Signature], Any]:
         """(the file's signature now, its value) or (signature, MISSING); `path` absolute."""
         signature = stat_signature(path) if self.cache is not None else None
+        return signature, self.known(path, signature, tag) if signature is not None else MISSING
+
+    def known(self, path: str, signature: Any, tag: Any) -> Any:
+        """The value kept for `path` when it was kept at `signature` under `tag` (and is kept on), else MISSING."""
         entry = self.old.get(path)
-        if signature is not None and entry is not None and entry[0] == signature and entry[1] == tag:
+        if type(entry) is tuple and len(entry) == 3 and entry[0] == signature and entry[1] == tag \
+                and _valid(lambda value: self.valid(path, value), entry[2]):
             self.new[path] = entry
-            return signature, entry[2]
-        return signature, MISSING
+            return entry[2]
+        return MISSING
 
     def put(self, path: str, signature: Optional[Signature], tag: Any, value: Any) -> None:
         """Keep `value` for `path` as it looked at `signature` (from `get`, taken before the file was read)."""
@@ -156,6 +167,10 @@ class StatMemo:
     def save(self) -> None:
         if self.cache is not None and self.new != self.old:
             self.cache.store_blob(self.kind, self.key, self.new)
+
+
+def _is_dict(value: Any) -> bool:
+    return type(value) is dict
 
 
 def options_fingerprint(options: Options) -> str:
@@ -269,9 +284,13 @@ class ProjectCache:
         return "m", name[:2], name[2:]
 
     def load(self, path: str, fingerprint: str, digest: str) -> Dict[str, Any]:
-        """The entry of `path` for these options and bytes; an empty dict when there is none that fits."""
+        """The entry of `path` for these options and bytes; an empty dict when there is none that fits (none,
+        another file's, or one of a shape this version does not write: cache_shapes.module_entry)."""
+        from .cache_shapes import module_entry
+
         entry = self._read(self._entry_names(path, fingerprint), ENTRY_CAP)
-        if isinstance(entry, dict) and entry.get("hash") == digest and entry.get("path") == os.path.abspath(path):
+        if isinstance(entry, dict) and entry.get("hash") == digest and entry.get("path") == os.path.abspath(path) \
+                and _valid(module_entry, entry):
             return entry
         return {}
 
@@ -281,9 +300,12 @@ class ProjectCache:
         self._write(self._entry_names(path, fingerprint), entry)
 
     # -- blobs: the stat indexes, solved seeds and patch targets ---------------------------------------
-    def load_blob(self, kind: str, key: str) -> Any:
+    def load_blob(self, kind: str, key: str, valid: Callable[[Any], bool]) -> Any:
+        """The blob of `kind` under `key`, when it passes `valid` (its shape: cache_shapes); None otherwise."""
         found = self._read((kind, _digest(key)), BLOB_CAP)
-        return found[1] if isinstance(found, tuple) and len(found) == 2 and found[0] == key else None
+        if isinstance(found, tuple) and len(found) == 2 and found[0] == key and _valid(valid, found[1]):
+            return found[1]
+        return None
 
     def store_blob(self, kind: str, key: str, value: Any) -> None:
         self._write((kind, _digest(key)), (key, value))
@@ -325,6 +347,14 @@ class ProjectCache:
 
 # The folders of the kinds of entry (see the module docstring).
 _KINDS = ("m", "s", "i", "g", "r", "p")
+
+
+def _valid(check: Callable[[Any], bool], value: Any) -> bool:
+    """`check(value)`, False when the check cannot finish (a structure nested past the recursion limit)."""
+    try:
+        return check(value)
+    except RecursionError:
+        return False
 
 
 # -- one module, through the cache ---------------------------------------------------------------------

@@ -665,3 +665,31 @@ def test_every_leaf_of_another_type_is_refused(corpus_cache: Path) -> None:
             assert valid(value), path
             _refused_everywhere(value, valid, tried)
     assert len(tried) > 60  # the kinds of place tried: every field of a summary, a result, a finding, seeds
+
+
+def _control_characters(entry: Dict[str, Any]) -> None:
+    if entry.get("findings") and entry["findings"][1]:
+        kept = entry["findings"][1]
+        entry["findings"] = (entry["findings"][0], [found._replace(message="\x1b[2J\r\nforged.py:1:1: HTP101 \x00")
+                                                    for found in kept])
+    for field in ("results", "seeded"):
+        for key, result in entry.get(field, {}).items():
+            entry[field][key] = result._replace(findings=tuple(
+                item._replace(finding=item.finding._replace(message="\x1b[2J\r\nforged.py:1:1: HTP101 \x00"))
+                for item in result.findings))
+
+
+@pytest.mark.parametrize("args", [(), ("--output-format", "json"), ("--output-format", "sarif")])
+def test_a_forged_message_with_control_characters_cannot_crash(warm: Tuple[Path, Path], args: Tuple[str, ...]) -> None:
+    """A message a committed entry carries is the repository's to forge (as its files' findings are); whatever
+    characters it holds, the run ends with its findings and exit 1, never a traceback. (That every message is
+    escaped on output is the output's business.)"""
+    root, kept = warm
+    for run in (lambda: _check(root, *args), lambda: _flake8(root)):
+        shutil.rmtree(root / CACHE)
+        shutil.copytree(kept, root / CACHE, symlinks=True)
+        assert _in_entries(_control_characters, ("i", "s"))(root / CACHE) > 0
+        done = run()
+        assert_no_traceback(done)
+        assert done.returncode == 1 and "internal error" not in done.stderr, done.stderr
+        assert "forged.py" in done.stdout  # the forged message was read and shown (escaped or not)

@@ -139,6 +139,13 @@ def read_bounded(fd: int, cap: int) -> Optional[bytes]:
         chunks.append(chunk)
 
 
+def _below(path: str, folder: str) -> bool:
+    try:
+        return os.path.commonpath([path, folder]) == folder
+    except ValueError:  # another drive
+        return False
+
+
 class CacheFolder:
     """One cache folder, reached without following a link: from `anchor` (opened as the user named it) through
     `parts`, the components walked with O_NOFOLLOW (the folder's own name, and the folders between it and the
@@ -146,16 +153,16 @@ class CacheFolder:
     kinds of entry: `m`, `s`, ...) are kept open for the life of the object."""
 
     def __init__(self, folder: str, root: Optional[str] = None) -> None:
+        self._places: Dict[Tuple[str, ...], Place] = {}
         folder = os.path.abspath(folder)
         self.folder = folder
-        inside = root is not None and os.path.commonpath([os.path.abspath(root), folder]) == os.path.abspath(root)
-        if inside and folder != os.path.abspath(root):  # type: ignore[arg-type]
-            self.anchor = os.path.abspath(root)  # type: ignore[arg-type]
-            self.parts: Tuple[str, ...] = tuple(os.path.relpath(folder, self.anchor).split(os.sep))
+        top = os.path.abspath(root) if root is not None else None
+        if top is not None and folder != top and _below(folder, top):
+            self.anchor = top
+            self.parts: Tuple[str, ...] = tuple(os.path.relpath(folder, top).split(os.sep))
         else:
             self.anchor, name = os.path.split(folder)
             self.parts = (name,) if name else ()
-        self._places: Dict[Tuple[str, ...], Place] = {}
 
     def close(self) -> None:
         """Close the descriptors kept."""

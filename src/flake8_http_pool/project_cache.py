@@ -315,7 +315,10 @@ class ProjectCache:
         """Hold the folder's lock file (POSIX flock) while the block runs; no lock where there is none, when it
         is not a regular file of the folder, or when another process held it for `wait` seconds (said through
         `note`): the block then runs without it, which costs the work the lock saves, never a finding."""
-        with self._files.locked(wait if self.usable else 0) as held:
+        if not self.usable:
+            yield
+            return
+        with self._files.locked(wait) as held:
             if held is False and note is not None:
                 note(f"the cache lock {_printable(os.path.join(self.folder, 'lock'))} was held by another "
                      f"process for {wait:g} s; solving the project without waiting for it")

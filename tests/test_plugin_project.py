@@ -179,6 +179,7 @@ def test_the_cache_folder_is_the_one_the_project_or_flake8_names(tmp_path: Path)
 def test_a_folder_listing_kept_in_the_cache_follows_files_added_removed_and_renamed(tmp_path: Path) -> None:
     # The plugin keeps each folder's listing beside the folder's times: adding, removing or renaming a module
     # changes the folder, so the next run lists it again.
+    from flake8_http_pool.cache_shapes import folder_listing
     from flake8_http_pool.plugin_project import project_files
     from flake8_http_pool.project_cache import ProjectCache, StatMemo
 
@@ -193,7 +194,7 @@ def test_a_folder_listing_kept_in_the_cache_follows_files_added_removed_and_rena
     time.sleep(2.2)  # past the racy window (project_cache.RACY_NS)
 
     def listed() -> List[str]:
-        memo = StatMemo(cache, "s", "folders-test")
+        memo = StatMemo(cache, "s", "folders-test", folder_listing)
         found = [os.path.relpath(path, root) for path in project_files(str(root), (), ".cache", memo)]
         memo.save()
         return found

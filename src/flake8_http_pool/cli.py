@@ -101,7 +101,7 @@ def open_project_cache(args: argparse.Namespace, config: Any, paths: Iterable[st
     first = next(given, None)
     root = project_root(["."] if first is None else chain([first], given))
     configured = getattr(args, "cache_dir", None) or getattr(config, "cache_dir", None)
-    return ProjectCache.open(cache_folder(root, configured), note)
+    return ProjectCache.open(cache_folder(root, configured), note, root)
 
 
 def add_report_arguments(check: argparse.ArgumentParser) -> None:

@@ -396,8 +396,10 @@ def file_patch_targets(path: str, words: Optional[FrozenSet[bytes]] = None, data
     if key in _seen:
         return _seen[key]  # the same bytes met before in this process (a vendored copy, a repeated fixture)
     if _cache is not None:
-        known = _cache.load_blob("p", key)
-        if isinstance(known, tuple):
+        from .cache_shapes import strings
+
+        known = _cache.load_blob("p", key, strings)
+        if known is not None:
             _seen[key] = known
             return known
     log_parse(path + PATCHES_MARK)

@@ -21,9 +21,10 @@ import marshal
 import operator
 import os
 import re
+import sys
 import time
 from itertools import islice
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 from .engine import ModuleSeeds
 from .options import Options
@@ -107,23 +108,11 @@ def project_files(root: str, exclude: Sequence[str] = (), cache_name: str = "",
             if known is MISSING:
                 files, dirs = listed(directory)
                 listings.put(directory, signature, "", (files, dirs))
-            elif _listing_of(known, directory):
+            else:  # (cache_shapes.folder_listing: paths directly inside `directory`, or a miss)
                 files, dirs = known
-            else:  # not a listing of this folder: a cache entry crafted to point the walk outside the tree
-                files, dirs = listed(directory)
-                listings.put(directory, signature, "", (files, dirs))
         yield from files
         # A virtual environment made inside a folder already listed changes that folder, not its parent.
         folders.extend(reversed([d for d in dirs if not os.path.exists(os.path.join(d, "pyvenv.cfg"))]))
-
-
-def _listing_of(known: Any, directory: str) -> bool:
-    """Whether a listing read back from the cache is one of `directory`: two lists of paths directly inside it."""
-    try:
-        files, dirs = known
-        return all(isinstance(path, str) and os.path.dirname(path) == directory for path in (*files, *dirs))
-    except (TypeError, ValueError):
-        return False
 
 
 _LIBRARY_FOLDER = re.compile(r"python\d+\.\d+t?")
@@ -200,14 +189,15 @@ def solved_project(root: str, options: Options, exclude: Sequence[str] = (),
     folder cannot be written. The folder is `cache_dir` (flake8's --http-pool-cache-dir), else, when that is
     None, the one the project's own config names (`cache-dir`, as `check` reads it), else the environment's or
     the default."""
+    from . import cache_shapes as shapes
     from .project_cache import (CACHE_DIR_NAME, LocalModules, ProjectCache, StatMemo, cache_folder,
                                 options_fingerprint, settled)
 
     folder = cache_folder(root, cache_dir if cache_dir is not None else _configured_cache_dir(root))
     limit = project_limit()
     # The folders' listings are kept once the cache folder exists (a project too small to solve makes none).
-    listings = StatMemo(ProjectCache(folder) if os.path.isdir(folder) else None, "s",
-                        f"folders\0{root}\0{tuple(exclude)!r}\0{folder}")
+    listings = StatMemo(ProjectCache(folder, root) if os.path.isdir(folder) else None, "s",
+                        f"folders\0{root}\0{tuple(exclude)!r}\0{folder}", shapes.folder_listing)
     files = at_most(project_files(root, exclude, os.path.basename(folder) or CACHE_DIR_NAME, listings), 2 * limit)
     if files is None:
         return {}  # see PROJECT_LIMIT: far over it, not even listed whole
@@ -215,7 +205,7 @@ def solved_project(root: str, options: Options, exclude: Sequence[str] = (),
     listings.save()
     if (limit and len(files) > limit) or len(files) < 2:
         return {}  # see PROJECT_LIMIT
-    cache = ProjectCache.open(folder)
+    cache = ProjectCache.open(folder, _note_once, root, quiet_when_unwritable=True)
     if cache is None:
         from .project import project_seeds
 
@@ -230,21 +220,21 @@ def solved_project(root: str, options: Options, exclude: Sequence[str] = (),
     # stats themselves); otherwise the index tells which files to read again.
     quick = _quick_digest(files, signatures)
     quick_key = "quick\0" + index_key
-    last_quick = cache.load_blob("s", quick_key)
+    last_quick = cache.load_blob("s", quick_key, shapes.pair_of_text)
     hashes: Optional[List[Tuple[str, str]]] = None
-    if isinstance(last_quick, tuple) and len(last_quick) == 2 and last_quick[0] == quick:
+    if last_quick is not None and last_quick[0] == quick:
         state = last_quick[1]
     else:
         hashes, state = _hashes_by_index(cache, "index\0" + index_key, files, signatures, options.max_file_size)
         if all(signature is not None and settled(signature, started) for signature in signatures):
             cache.store_blob("s", quick_key, (quick, state))
-    found = _solved(cache.load_blob("s", solved_key), state)
+    found = _solved(cache.load_blob("s", solved_key, shapes.plugin_solved), state)
     if found is None:
         if hashes is None:
             hashes, state = _hashes_by_index(cache, "index\0" + index_key, files, signatures, options.max_file_size)
-        with cache.lock():
+        with cache.lock(note=_note_once):
             # Another process may have solved it while this one waited for the lock.
-            found = _solved(cache.load_blob("s", solved_key), state)
+            found = _solved(cache.load_blob("s", solved_key, shapes.plugin_solved), state)
             if found is None:
                 from .project import project_seeds
 
@@ -339,20 +329,18 @@ def _hashes_by_index(cache: Any, key: str, files: List[str], signatures: List[Op
     read (source_files.read_bytes: a file over `max_size` or that is no regular file is left out, as its own
     check skips it); and the digest of that (path, hash) set, the state the project is solved at. The index is
     saved."""
-    from .project_cache import StatMemo, content_hash
+    from .cache_shapes import per_file, text
+    from .project_cache import MISSING, StatMemo, content_hash
     from .source_files import read_or_none
 
-    index = StatMemo(cache, "s", key)
-    known, kept = index.old, index.new
+    index = StatMemo(cache, "s", key, per_file(text))
     hashes: List[Tuple[str, str]] = []
     hits = 0
     for path, signature in zip(files, signatures):
         if signature is None:
             continue
-        entry = known.get(path)
-        if entry is not None and entry[0] == signature and entry[1] == "":
-            kept[path] = entry
-            digest = entry[2]
+        digest = index.known(path, signature, "")
+        if digest is not MISSING:
             hits += 1
         else:
             data = read_or_none(path, max_size)
@@ -362,9 +350,9 @@ def _hashes_by_index(cache: Any, key: str, files: List[str], signatures: List[Op
             index.put(path, signature, "", digest)
         hashes.append((path, digest))
     # When every file looks as it did and none is gone, the set is the one whose digest the index kept.
-    last = known.get(_STATE)
-    state = last[2] if last is not None and hits == len(hashes) == len(known) - 1 else _digest_of(hashes)
-    kept[_STATE] = (None, "", state)
+    last = index.known(_STATE, None, "")
+    state = last if last is not MISSING and hits == len(hashes) == len(index.old) - 1 else _digest_of(hashes)
+    index.new[_STATE] = (None, "", state)
     index.save()
     return hashes, state
 
@@ -382,7 +370,7 @@ def known_findings(filename: str, text: str, options: Options) -> Optional[List[
         from .source_files import SourceError, read_bytes
 
         if folder not in _CACHES:
-            _CACHES[folder] = ProjectCache(folder)
+            _CACHES[folder] = ProjectCache(folder, root_of(path))
         if options not in _FINGERPRINTS:
             _FINGERPRINTS[options] = options_fingerprint(options)
         try:
@@ -419,9 +407,19 @@ def _digest_of(hashes: List[Tuple[str, str]]) -> str:
 
 
 def _solved(blob: Any, state: str) -> Optional[Dict[str, ModuleSeeds]]:
-    if isinstance(blob, tuple) and len(blob) == 2 and blob[0] == state and isinstance(blob[1], dict):
-        return blob[1]
-    return None
+    """The seeds of a solved-project blob (cache_shapes.plugin_solved) solved at `state`."""
+    return blob[1] if blob is not None and blob[0] == state else None
+
+
+_NOTED: Set[str] = set()  # per process: the notes written (flake8's workers inherit it from the main process)
+
+
+def _note_once(message: str) -> None:
+    """One `flake8-http-pool: ...` line on stderr, once per process: the cache could not be used as it is."""
+    if message not in _NOTED:
+        _NOTED.add(message)
+        sys.stderr.write(f"flake8-http-pool: {message}\n")
+        sys.stderr.flush()
 
 
 def at_most(paths: Iterator[str], cap: int) -> Optional[List[str]]:

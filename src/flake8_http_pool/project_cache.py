@@ -14,7 +14,7 @@ FLAKE8_HTTP_POOL_CACHE_DIR environment variable says otherwise):
   times and inode, so a warm run reads no file that looks as it did;
 - `p/NAME`: a file's patch targets by content hash (fix_facts.py);
 - `lock`: taken (POSIX `flock`) by a flake8 process computing a project's seeds, so the others wait and read
-  them instead of doing the same work.
+  them instead of doing the same work; waited for LOCK_WAIT seconds at most.
 
 Every write goes to a temporary file beside its target, then `os.replace`: a reader sees a whole old entry or
 a whole new one, never half. Two processes writing one entry at once: the last one wins, both whole. An entry
@@ -22,20 +22,27 @@ that does not load (truncated, corrupt, another version's) is a miss and is rewr
 be written means no cache, said once at most; never a failure.
 
 The key holds the tool's version, SUMMARY_VERSION and the options (Options) the summary and findings depend on,
-so a setting changed is a miss, never a stale finding. Entries are pickles read by an unpickler that builds
-nothing but plain data and this tool's own result tuples (`_SAFE_CLASSES`): a cache folder committed into a
-repository someone else wrote (`git add -f` beats the `.gitignore`) cannot make a lint run execute code; an
-entry naming anything else is a miss.
+so a setting changed is a miss, never a stale finding.
+
+A cache folder committed into a repository someone else wrote (`git add -f` beats the `.gitignore`) is read as
+hostile. It cannot make a lint run execute code: entries are pickles read by an unpickler that builds nothing
+but plain data and this tool's own result tuples (`_SAFE_CLASSES`). It cannot send a read or a write outside
+itself, nor hang the run: the folder and everything in it is used only as real directories and regular files,
+opened without following links, each entry read within a cap (cache_files.py). It cannot fail the run: an entry
+of a shape this version does not write is a miss (cache_shapes.py). What it can do is hide or forge findings of
+the repository it came with, as any file of that repository could.
 """
 
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import pickle
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple
 
 from . import __version__
+from .escaping import shown
 from .options import Options
 
 try:
@@ -124,25 +131,34 @@ MISSING = object()  # StatMemo.get: the file must be read
 class StatMemo:
     """Values computed from files, kept in one blob of the cache beside each file's signature and a tag (what
     else the value depends on): a file that looks as it did gives its value without being read. Entries met or
-    put in this run are kept; the rest (files gone, or not asked about) are dropped when it is saved."""
+    put in this run are kept; the rest (files gone, or not asked about) are dropped when it is saved.
 
-    def __init__(self, cache: Optional["ProjectCache"], kind: str, key: str) -> None:
+    `valid(path, value)` says whether a value kept for `path` has the shape this memo's values have
+    (cache_shapes): one that has not is a miss, as a file changed since would be."""
+
+    def __init__(self, cache: Optional["ProjectCache"], kind: str, key: str,
+                 valid: Callable[[str, Any], bool]) -> None:
         import time
 
-        self.cache, self.kind, self.key = cache, kind, key
+        self.cache, self.kind, self.key, self.valid = cache, kind, key, valid
         self.started = time.time_ns()  # before any file is stat'ed
-        known = cache.load_blob(kind, key) if cache is not None else None
-        self.old: Dict[str, Tuple[Signature, Any, Any]] = known if isinstance(known, dict) else {}
+        known = cache.load_blob(kind, key, _is_dict) if cache is not None else None
+        self.old: Dict[str, Tuple[Signature, Any, Any]] = known if known is not None else {}
         self.new: Dict[str, Tuple[Signature, Any, Any]] = {}
 
     def get(self, path: str, tag: Any) -> Tuple[Optional[Signature], Any]:
         """(the file's signature now, its value) or (signature, MISSING); `path` absolute."""
         signature = stat_signature(path) if self.cache is not None else None
+        return signature, self.known(path, signature, tag) if signature is not None else MISSING
+
+    def known(self, path: str, signature: Any, tag: Any) -> Any:
+        """The value kept for `path` when it was kept at `signature` under `tag` (and is kept on), else MISSING."""
         entry = self.old.get(path)
-        if signature is not None and entry is not None and entry[0] == signature and entry[1] == tag:
+        if type(entry) is tuple and len(entry) == 3 and entry[0] == signature and entry[1] == tag \
+                and _valid(lambda value: self.valid(path, value), entry[2]):
             self.new[path] = entry
-            return signature, entry[2]
-        return signature, MISSING
+            return entry[2]
+        return MISSING
 
     def put(self, path: str, signature: Optional[Signature], tag: Any, value: Any) -> None:
         """Keep `value` for `path` as it looked at `signature` (from `get`, taken before the file was read)."""
@@ -152,6 +168,10 @@ class StatMemo:
     def save(self) -> None:
         if self.cache is not None and self.new != self.old:
             self.cache.store_blob(self.kind, self.key, self.new)
+
+
+def _is_dict(value: Any) -> bool:
+    return type(value) is dict
 
 
 def options_fingerprint(options: Options) -> str:
@@ -196,128 +216,143 @@ def cache_folder(root: str, configured: Optional[str] = None) -> str:
     return os.path.abspath(os.path.join(root, os.path.expanduser(chosen)))
 
 
-class ProjectCache:
-    """One cache folder. `open()` makes it (with its tag and `.gitignore`); every method is safe to call when
-    the folder is unusable: it then reads nothing and writes nothing."""
+# The most bytes an entry is read for (a bigger one is a miss, never read). A module's entry holds its summary,
+# its findings and its fix marks, a fraction of its source, and a module over --max-file-size (4 MiB unless set)
+# is never summarized: 64 MiB is sixteen times that. The biggest blob is `check`'s stat index: about 250 bytes a
+# file, one or two KB for a file with findings; 512 MiB holds it for 250,000 files that all have findings, over
+# two million that have none (the biggest tree benchmarked has 100,000).
+ENTRY_CAP = 64 << 20
+BLOB_CAP = 512 << 20
+# How long a flake8 process waits for another one's solve (the lock) before solving the project itself: a
+# cold solve of a few thousand modules takes about a second here; a lock held longer is most likely held by
+# something else (a stuck process, `flock lock sleep`), and waiting on it forever hung flake8 without a word.
+LOCK_WAIT = 5.0
 
-    def __init__(self, folder: str) -> None:
+
+class ProjectCache:
+    """One cache folder (see cache_files.py for how it is opened, read and written). `open()` makes it (with
+    its tag and `.gitignore`); every method is safe to call when the folder is unusable: it then reads nothing
+    and writes nothing. `root`: the project root, when the folder is inside it (every folder between them is
+    then walked without following a link)."""
+
+    def __init__(self, folder: str, root: Optional[str] = None) -> None:
+        from .cache_files import CacheFolder
+
         self.folder = folder
         self.usable = True
-        self._made: set = set()  # folders this instance has made or found: one mkdir each, not one per write
+        self._files = CacheFolder(folder, root)
 
     @classmethod
-    def open(cls, folder: str, note: Optional[Callable[[str], None]] = None) -> Optional["ProjectCache"]:
-        """The cache at `folder`, made if missing; None (and one `note`) when it cannot be written."""
-        cache = cls(folder)
+    def open(cls, folder: str, note: Optional[Callable[[str], None]] = None, root: Optional[str] = None,
+             quiet_when_unwritable: bool = False) -> Optional["ProjectCache"]:
+        """The cache at `folder`, made if missing; None (and one `note`) when it cannot be written, or when it,
+        or a folder in it, is not a real directory (a symbolic link, a file, a FIFO). With
+        `quiet_when_unwritable` only a symbolic link is noted (the flake8 plugin: a read-only checkout is
+        common and says nothing; a link refused is the one case where a cache the user set up goes unused)."""
+        from .cache_files import FolderRefused
+
+        cache = cls(folder, root)
         try:
-            os.makedirs(folder, exist_ok=True)
+            cache._files.make()
             for name, text in (("CACHEDIR.TAG", _TAG), (".gitignore", "# Made by flake8-http-pool.\n*\n")):
-                target = os.path.join(folder, name)
-                if not os.path.exists(target):
-                    cache._write_bytes(target, text.encode("utf-8"))
+                # Whatever is there already is left alone: a link to elsewhere is never written through.
+                if not cache._files.exists((name,)):
+                    cache._files.write((name,), text.encode("utf-8"))
+            for kind in _KINDS:  # each kind's folder a real one, before any worker reads or writes there
+                cache._files.make((kind,))
             probe = os.path.join(folder, "m")
-            os.makedirs(probe, exist_ok=True)
             if not os.access(probe, os.W_OK | os.X_OK):
                 raise PermissionError(f"cannot write in {probe}")
         except OSError as error:
-            if note is not None:
-                reason = getattr(error, "strerror", None) or str(error)
-                note(f"cache folder {folder}: {reason}; running without a cache")
+            cache._files.close()
+            if note is not None and (not quiet_when_unwritable or (isinstance(error, FolderRefused) and error.link)):
+                reason = error.reason if isinstance(error, FolderRefused) else \
+                    getattr(error, "strerror", None) or str(error)
+                note(f"cache folder {shown(folder)}: {reason}; running without a cache")
             return None
         return cache
 
     # -- one module's entry ---------------------------------------------------------------------------
-    def _entry_path(self, path: str, fingerprint: str) -> str:
+    @staticmethod
+    def _entry_names(path: str, fingerprint: str) -> Tuple[str, str, str]:
         name = _digest(f"{os.path.abspath(path)}\0{fingerprint}")
-        return os.path.join(self.folder, "m", name[:2], name[2:])
+        return "m", name[:2], name[2:]
 
     def load(self, path: str, fingerprint: str, digest: str) -> Dict[str, Any]:
-        """The entry of `path` for these options and bytes; an empty dict when there is none that fits."""
-        entry = self._read(self._entry_path(path, fingerprint))
-        if isinstance(entry, dict) and entry.get("hash") == digest and entry.get("path") == os.path.abspath(path):
+        """The entry of `path` for these options and bytes; an empty dict when there is none that fits (none,
+        another file's, or one of a shape this version does not write: cache_shapes.module_entry)."""
+        from .cache_shapes import module_entry
+
+        entry = self._read(self._entry_names(path, fingerprint), ENTRY_CAP)
+        if isinstance(entry, dict) and entry.get("hash") == digest and entry.get("path") == os.path.abspath(path) \
+                and _valid(module_entry, entry):
             return entry
         return {}
 
     def store(self, path: str, fingerprint: str, digest: str, entry: Dict[str, Any]) -> None:
         """Write the entry of `path` (whole: what was loaded, plus what this run computed)."""
         entry = dict(entry, hash=digest, path=os.path.abspath(path))
-        self._write(self._entry_path(path, fingerprint), entry)
+        self._write(self._entry_names(path, fingerprint), entry)
 
-    # -- blobs: the plugin's stat index and solved seeds ----------------------------------------------
-    def load_blob(self, kind: str, key: str) -> Any:
-        found = self._read(os.path.join(self.folder, kind, _digest(key)))
-        return found[1] if isinstance(found, tuple) and len(found) == 2 and found[0] == key else None
+    # -- blobs: the stat indexes, solved seeds and patch targets ---------------------------------------
+    def load_blob(self, kind: str, key: str, valid: Callable[[Any], bool]) -> Any:
+        """The blob of `kind` under `key`, when it passes `valid` (its shape: cache_shapes); None otherwise."""
+        found = self._read((kind, _digest(key)), BLOB_CAP)
+        if isinstance(found, tuple) and len(found) == 2 and found[0] == key and _valid(valid, found[1]):
+            return found[1]
+        return None
 
     def store_blob(self, kind: str, key: str, value: Any) -> None:
-        self._write(os.path.join(self.folder, kind, _digest(key)), (key, value))
+        self._write((kind, _digest(key)), (key, value))
 
     @contextlib.contextmanager
-    def lock(self) -> Iterator[None]:
-        """Hold the folder's lock file (POSIX flock); no lock where there is none, or when it cannot be had."""
-        handle = None
-        try:
-            import fcntl
-
-            handle = open(os.path.join(self.folder, "lock"), "a+b")
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
-        except (ImportError, OSError):
-            if handle is not None:
-                handle.close()
-                handle = None
-        try:
+    def lock(self, wait: float = LOCK_WAIT, note: Optional[Callable[[str], None]] = None) -> Iterator[None]:
+        """Hold the folder's lock file (POSIX flock) while the block runs; no lock where there is none, when it
+        is not a regular file of the folder, or when another process held it for `wait` seconds (said through
+        `note`): the block then runs without it, which costs the work the lock saves, never a finding."""
+        if not self.usable:
             yield
-        finally:
-            if handle is not None:
-                handle.close()  # closing releases the flock
+            return
+        with self._files.locked(wait) as held:
+            if held is False and note is not None:
+                note(f"the cache lock {shown(os.path.join(self.folder, 'lock'))} was held by another "
+                     f"process for {wait:g} s; solving the project without waiting for it")
+            yield
 
     # -- the file system ------------------------------------------------------------------------------
-    def _read(self, target: str) -> Any:
+    def _read(self, names: Tuple[str, ...], cap: int) -> Any:
         if not self.usable:
             return None
-        try:
-            with open(target, "rb") as stream:
-                return _DataUnpickler(stream).load()
-        except FileNotFoundError:
+        data = self._files.read(names, cap)
+        if data is None:
             return None
+        try:
+            return _DataUnpickler(io.BytesIO(data)).load()
         except Exception:  # noqa: BLE001 - truncated, corrupt or of another version: a miss, rewritten later
             return None
 
-    def _write(self, target: str, value: Any) -> None:
+    def _write(self, names: Tuple[str, ...], value: Any) -> None:
         if not self.usable:
             return
         try:
             data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
-            folder = os.path.dirname(target)
-            if folder not in self._made:
-                os.makedirs(folder, exist_ok=True)
-                self._made.add(folder)
-            try:
-                self._write_bytes(target, data)
-            except FileNotFoundError:  # the folder was removed since (another process cleared the cache)
-                os.makedirs(folder, exist_ok=True)
-                self._write_bytes(target, data)
+            self._files.write(names, data)
         except OSError:
-            self.usable = False  # a full disk or a folder made read-only mid-run: stop trying, run on
+            self.usable = False  # a full disk, a folder made read-only or replaced by a link mid-run: run on
         except (pickle.PicklingError, TypeError, RecursionError):
             pass
 
-    @staticmethod
-    def _write_bytes(target: str, data: bytes) -> None:
-        import tempfile
 
-        from .writing import signals_held
+# The folders of the kinds of entry (see the module docstring).
+_KINDS = ("m", "s", "i", "g", "r", "p")
 
-        # Held signals: a worker stopped by one exits at once (runner._worker_stop), never between the two.
-        with signals_held():
-            handle, temporary = tempfile.mkstemp(prefix=".tmp-", dir=os.path.dirname(target))
-            try:
-                with os.fdopen(handle, "wb") as out:
-                    out.write(data)
-                os.replace(temporary, target)
-            except BaseException:
-                with contextlib.suppress(OSError):
-                    os.unlink(temporary)
-                raise
+
+def _valid(check: Callable[[Any], bool], value: Any) -> bool:
+    """`check(value)`, False when the check cannot finish (a structure nested past the recursion limit)."""
+    try:
+        return check(value)
+    except RecursionError:
+        return False
 
 
 # -- one module, through the cache ---------------------------------------------------------------------

@@ -15,6 +15,7 @@ from __future__ import annotations
 import pickle
 from typing import Any, Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional, Set, Tuple
 
+from . import cache_shapes as shapes
 from . import ondisk
 from .discovery import Candidate
 from .project_cache import (MISSING, ProjectCache, StatMemo, blake2b, codes_key, content_hash, facts_key,
@@ -123,10 +124,11 @@ def _collect() -> None:
 
 
 def _classes_cache(path: str, settings: Any, cache: Optional[ProjectCache], digest: Optional[str],
-                   seeds: Any = None) -> Optional[Callable[[Callable[[], List[Optional[str]]]], List[Optional[str]]]]:
-    """For reporting.annotate: the fix classes of a file's findings through the cache, kept in the file's
-    entry under its codes, seeds and project facts (the patches of the whole project among them), so a warm
-    run plans no fix to mark its findings. None without a cache."""
+                   seeds: Any = None, count: int = 0
+                   ) -> Optional[Callable[[Callable[[], List[Optional[str]]]], List[Optional[str]]]]:
+    """For reporting.annotate: the fix classes of a file's `count` findings through the cache, kept in the
+    file's entry under its codes, seeds and project facts (the patches of the whole project among them), so a
+    warm run plans no fix to mark its findings. None without a cache."""
     if cache is None or digest is None:
         return None
 
@@ -138,7 +140,7 @@ def _classes_cache(path: str, settings: Any, cache: Optional[ProjectCache], dige
         fingerprint = options_fingerprint(settings.options)
         entry = cache.load(path, fingerprint, digest)
         known = entry.get("classes", {}).get(key)
-        if isinstance(known, list):
+        if known is not None and len(known) == count:  # one per finding: a list of another length dropped some
             return known
         found = compute()
         if entry:  # the file's entry is written by its check first; an entry gone meanwhile is not made here
@@ -219,7 +221,7 @@ def mark_job(shared: Any, item: Tuple[Any, Any, Optional[str]]) -> Any:
     candidate, result, digest = item
     know_roots(roots)
     settings = resolved(overrides, candidate.key)
-    classes_of = _classes_cache(candidate.path, settings, _open(folder), digest, candidate.hot)
+    classes_of = _classes_cache(candidate.path, settings, _open(folder), digest, candidate.hot, len(result.findings))
     return annotate(result, candidate.kind, settings.fix_facts(), facts_path=candidate.path, classes_of=classes_of)
 
 
@@ -249,7 +251,8 @@ def gather_roots(roots: List[str], cache: Optional[ProjectCache], jobs: int) -> 
         words = dict(zip(roots, _listed_roots(db, roots, "files")))
         # A file's targets are kept under its root's words: a module added under a new name may make a test's
         # patches matter that did not before.
-        memos = {root: StatMemo(cache, "r", _root_key(root, words[root])) for root in roots}
+        memos = {root: StatMemo(cache, "r", _root_key(root, words[root]), shapes.per_file(shapes.strings))
+                 for root in roots}
         patched: Dict[str, Set[str]] = {root: set() for root in roots}
 
         def unknown() -> Iterator[Tuple[bytes, int, Optional[bytes]]]:
@@ -471,7 +474,7 @@ def _first_results(table: Any, overrides: Any, cache: Optional[ProjectCache], jo
     from .discovery import PYTHON
     from .runner import RENEW_AFTER, Runner
 
-    memo = StatMemo(cache, "i", repr((_INDEX_FORMAT, overrides)))
+    memo = StatMemo(cache, "i", repr((_INDEX_FORMAT, overrides)), shapes.per_file(shapes.phase_one))
     folder = cache.folder if cache is not None else None
     db = table.db
     if cache is None:
@@ -596,7 +599,7 @@ def project_results(table: Any, overrides: Any, cache: Optional[ProjectCache], j
             settings = resolved(overrides, modules.one(path)[0])
             return _python_result(path, settings, cache)[2]
 
-        missed = StatMemo(cache, "g", repr((_INDEX_FORMAT, overrides)))
+        missed = StatMemo(cache, "g", repr((_INDEX_FORMAT, overrides)), shapes.per_file(shapes.strings))
 
         def search(paths: Iterable[str], needles: Any) -> Dict[str, Optional[Summary]]:
             # A file whose bytes these needles missed before, and that looks as it did, is not read again.
@@ -639,9 +642,9 @@ def project_results(table: Any, overrides: Any, cache: Optional[ProjectCache], j
             return Runner(words_job, (overrides, project_words), lambda item: None, jobs).run(keyed())
 
         solved_key, state = _solved_key(modules, options_of_key) if cache is not None else ("", "")
-        cached = cache.load_blob("s", solved_key) if cache is not None else None
+        cached = cache.load_blob("s", solved_key, shapes.check_solved) if cache is not None else None
         try:
-            if isinstance(cached, tuple) and len(cached) == 3 and cached[0] == state and isinstance(cached[1], dict):
+            if cached is not None and cached[0] == state:
                 seeds = cached[1]  # the same files with the same bytes and settings: the same solve
                 unsummarized.extend(cached[2])
             else:
@@ -676,7 +679,8 @@ def project_results(table: Any, overrides: Any, cache: Optional[ProjectCache], j
             if absolute in unparsed:
                 forced.append((n, table.candidate((n, path, kind, key), seeds.get(absolute)), absolute))
     if again:
-        seeded = StatMemo(cache, "i", repr((_INDEX_FORMAT, overrides, "seeded")))
+        seeded = StatMemo(cache, "i", repr((_INDEX_FORMAT, overrides, "seeded")),
+                          shapes.per_file(shapes.findings))
         todo = []
         vouched = []
         for n, candidate, absolute, digest in again:

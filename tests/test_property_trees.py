@@ -200,3 +200,161 @@ def test_a_name_that_is_not_utf8_keeps_every_format_whole(tmp_path: Path, fmt: s
             assert len(document["runs"][0]["results"]) == 2
         else:
             assert len(document) == 2
+
+
+# -- trees with a project root: the project model, its cache and flake8 (issue 32) --------------------------------
+# Each example is a project (a pyproject.toml at its root) that a hostile repository could hold: callers with odd
+# names (newlines, escapes) that make a wrapper in another module hot, so the wrapper's message names them; FIFOs
+# and links to devices named like modules; links to files outside; a cache folder, lock or entry that is a link
+# or a FIFO; entries of the right form and the wrong shape. Every door ends within its time, opens and writes
+# nothing outside the tree, and prints only whole escaped lines: the findings of the same project without the
+# hostile parts (a committed cache may hide findings; it is never allowed to add or break any).
+FORGING = st.sampled_from(["plain", "new\nline", "esc\x1b[2Jape", "cr\rret", "tab\there", "bell\x07", "ünï",
+                           "bad\udcffbyte", "del\x7f", "csi\x9bx"])
+HOSTILE = st.sampled_from(["fifo", "device", "link_out", "cache_link", "cache_fifo", "lock_link", "lock_fifo",
+                           "entry_link", "entry_fifo", "wrong_shape", "caller", "caller"])
+PROJECTS = st.lists(st.tuples(HOSTILE, FORGING), min_size=1, max_size=6)
+
+PROJECT_LAUNCH = """
+import os, sys
+log = open(os.environ["HTP_OPEN_LOG"], "w", encoding="utf-8", errors="backslashreplace")
+def hook(event, args):
+    if event in ("open", "os.scandir", "os.listdir", "os.mkdir", "os.rename", "os.remove", "os.symlink") and args \\
+            and isinstance(args[0], (str, bytes)):
+        log.write(os.path.abspath(os.fsdecode(args[0])) + "\\n")
+        log.flush()
+sys.addaudithook(hook)
+if sys.argv[1] == "flake8":
+    from flake8.main.cli import main
+    sys.exit(main(sys.argv[2:]))
+from flake8_http_pool.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+WRAPPER = "import requests\n\n\ndef fetch_{n}(u):\n    return requests.get(u)\n"
+CALLER = "from wrap_{n} import fetch_{n}\n\nfor u in urls:\n    fetch_{n}(u)\n"
+CACHE = ".flake8-http-pool-cache"
+# A line of our output: a finding, or an error, warning or note naming a file or the command; escaped whole.
+OUTPUT_LINE = re.compile(r"^(?:[^\x00-\x1f\x7f-\x9f]+:\d+:\d+: (?:HTP\d{3}|E999) [^\x00-\x1f\x7f-\x9f]*"
+                         r"|[^\x00-\x1f\x7f-\x9f]+)$")
+
+
+def _hostile_project(base: Path, entries: List[tuple], hostile: bool) -> Path:
+    """The project of `entries`; without `hostile`, only its callers and wrappers (the reference)."""
+    root = base / ("hostile" if hostile else "reference")
+    root.mkdir()
+    (root / "pyproject.toml").write_bytes(b'[project]\nname = "victim"\n')
+    (root / "app.py").write_bytes(LOOP)  # a finding of its own, so no example is empty
+    outside = base / "outside"
+    outside.mkdir(exist_ok=True)
+    (outside / "secret.py").write_bytes(b"from wrap_0 import fetch_0\nfor u in urls:\n    fetch_0(u)\n")
+    for n, (kind, name) in enumerate(entries):
+        odd = os.fsencode(f"t{n}x_{name}")
+        where = os.path.join(os.fsencode(root), odd)
+        if kind == "caller":
+            (root / f"wrap_{n}.py").write_bytes(WRAPPER.format(n=n).encode())
+            with open(where + b".py", "wb") as handle:
+                handle.write(CALLER.format(n=n).encode())
+        elif not hostile:
+            continue
+        elif kind == "fifo":
+            os.mkfifo(where + b".py")
+        elif kind == "device":
+            os.symlink(b"/dev/zero", where + b".py")
+        elif kind == "link_out":
+            os.symlink(os.fsencode(outside / "secret.py"), where + b".py")
+    if hostile:
+        kinds = {kind for kind, _ in entries}
+        cache = root / CACHE
+        if "cache_link" in kinds:
+            (outside / "cache").mkdir(exist_ok=True)
+            os.symlink(outside / "cache", cache)
+        elif "cache_fifo" in kinds:
+            os.mkfifo(cache)
+        else:
+            cache.mkdir()
+            if "lock_link" in kinds:
+                os.symlink(outside / "made-by-lock", cache / "lock")
+            elif "lock_fifo" in kinds:
+                os.mkfifo(cache / "lock")
+    return root
+
+
+def _poison(root: Path, entries: List[tuple], outside: Path) -> None:
+    """After a first run filled the cache: entries turned into links, FIFOs or data of the wrong shape."""
+    import pickle
+
+    kinds = {kind for kind, _ in entries}
+    cache = root / CACHE
+    if not cache.is_dir() or cache.is_symlink():
+        return
+    wrong = [7, "x", [None], {"a": 1}, (1, 2, 3), None, b"\x00"]
+    for n, entry in enumerate(sorted(p for p in cache.rglob("*") if p.is_file() and p.parent != cache)):
+        if "entry_link" in kinds and n % 2 == 0:
+            entry.unlink()
+            os.symlink("/dev/zero" if n % 4 == 0 else str(outside / "secret.py"), entry)
+        elif "entry_fifo" in kinds and n % 2 == 1:
+            entry.unlink()
+            os.mkfifo(entry)
+        elif "wrong_shape" in kinds:
+            try:
+                value = pickle.loads(entry.read_bytes())
+            except Exception:  # noqa: BLE001 - not ours to reshape
+                continue
+            if isinstance(value, dict):
+                value = {key: (item if key in ("hash", "path") else wrong[(n + len(key)) % len(wrong)])
+                         for key, item in value.items()}
+            elif isinstance(value, tuple) and len(value) == 2:
+                value = (value[0], wrong[n % len(wrong)])
+            entry.write_bytes(pickle.dumps(value))
+
+
+def _door(root: Path, args: List[str], log: Path) -> subprocess.CompletedProcess:
+    env = dict(os.environ, HTP_OPEN_LOG=str(log), NO_COLOR="1")
+    env.pop("PYTHONPATH", None)
+    env.pop("FLAKE8_HTTP_POOL_CACHE_DIR", None)
+    return subprocess.run([sys.executable, "-c", PROJECT_LAUNCH, *args], cwd=root, capture_output=True,
+                          timeout=90, env=env)
+
+
+def _findings(stdout: bytes) -> List[str]:
+    return sorted(line for line in stdout.decode("utf-8").splitlines() if re.search(r":\d+:\d+: HTP", line))
+
+
+@pytest.mark.slow
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(PROJECTS)
+def test_a_hostile_project_never_hangs_escapes_the_tree_or_forges_a_line(entries: List[tuple]) -> None:
+    base = Path(tempfile.mkdtemp(prefix="htp-project-"))
+    try:
+        reference = _hostile_project(base, entries, hostile=False)
+        root = _hostile_project(base, entries, hostile=True)
+        outside = base / "outside"
+        before = sorted(os.listdir(outside))
+        (outside / "cache").exists() and before.extend(f"cache/{n}" for n in sorted(os.listdir(outside / "cache")))
+        log = base / "opened.log"
+        # flake8 itself opens every file it is given, FIFOs included: it is given the modules, as pre-commit and
+        # editors give them, and its plugin's project model meets the rest.
+        modules = sorted(entry.name for entry in os.scandir(reference) if entry.name.endswith(".py"))
+        doors = [["check", "--jobs", "1", "."], ["fix", "--jobs", "1", "--unsafe-fixes", "--diff", "."],
+                 ["flake8", "--isolated", "--select", "HTP", "-j", "1", *modules]]
+        for round_ in range(2):  # cold, then with whatever the first run left in the cache (poisoned)
+            for args in doors:
+                expected = _door(reference, args, base / "reference.log")
+                got = _door(root, args, log)
+                stdout, stderr = got.stdout.decode("utf-8"), got.stderr.decode("utf-8")
+                assert "Traceback" not in stderr and "internal error" not in stderr, (args, stderr)
+                for line in (stdout + stderr).splitlines():
+                    if args[0] == "fix" and line[:1] in "+- @":
+                        continue  # a diff's lines are the file's own text (its header names are escaped)
+                    assert OUTPUT_LINE.match(line), (args, line)
+                if args[0] != "fix":
+                    assert _findings(got.stdout) == _findings(expected.stdout), (args, stdout, stderr)
+                opened = log.read_text(encoding="utf-8").splitlines()
+                assert not [path for path in opened if path.startswith(str(outside))], (args, opened)
+            if round_ == 0:
+                _poison(root, entries, outside)
+        after = sorted(os.listdir(outside))
+        (outside / "cache").exists() and after.extend(f"cache/{n}" for n in sorted(os.listdir(outside / "cache")))
+        assert after == before, "a run wrote outside the tree"
+    finally:
+        shutil.rmtree(base, ignore_errors=True)

@@ -102,3 +102,73 @@ def run_alone(run: Callable[[bool], dict], doc: Optional[str]) -> int:
     parser.add_argument("--quick", action="store_true", help="tiny inputs")
     print_result(run(parser.parse_args().quick))
     return 0
+
+
+# -- the HTTP-dense project ------------------------------------------------------------------------------------
+# The libraries whose import makes a module "talk HTTP" for the dense benchmark project: a file of the shared
+# corpus that imports one of these (any import form, at any depth of the file) is copied in.
+DENSE_LIBRARIES = frozenset({"requests", "httpx", "httpx2", "niquests", "aiohttp", "urllib3", "urllib", "http",
+                             "grequests", "requests_futures"})
+
+
+def corpus_folder() -> Optional[Path]:
+    """The shared corpus as tests/test_corpus.py fetches it (../shared/corpus/fetch.sh into the user's cache, or
+    $FLAKE8_HTTP_POOL_CORPUS); None when it has not been fetched."""
+    folder = Path(os.environ.get("FLAKE8_HTTP_POOL_CORPUS") or Path.home() / ".cache" / "flake8-http-pool" / "corpus")
+    return folder if folder.is_dir() and any(p.is_dir() for p in folder.iterdir() if p.name != "_archives") else None
+
+
+def _imports_http(data: bytes) -> bool:
+    import ast
+
+    try:
+        tree = ast.parse(data)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import) and any(a.name.split(".")[0] in DENSE_LIBRARIES for a in node.names):
+            return True
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module \
+                and node.module.split(".")[0] in DENSE_LIBRARIES:
+            return True
+    return False
+
+
+def dense_project(copies: int, corpus: Optional[Path] = None) -> Path:
+    """The HTTP-dense project (DESIGN.md's bars): every file of the shared corpus that imports an HTTP library,
+    kept at its path in its package, copied `copies` times (`copy0/`, `copy1/`, ...) under one pyproject.toml;
+    built once under CACHE and reused (its corpus's file list is its key). 2 copies are about 600 files, 10 about
+    3,000 (with the packages' `__init__.py` files). Raises RuntimeError when the corpus has not been fetched."""
+    import hashlib
+    import shutil
+
+    corpus = corpus or corpus_folder()
+    if corpus is None:
+        raise RuntimeError("the shared corpus is not fetched: run ../shared/corpus/fetch.sh "
+                           "~/.cache/flake8-http-pool/corpus (or set FLAKE8_HTTP_POOL_CORPUS)")
+    files = [p for p in sorted(corpus.rglob("*.py")) if "_archives" not in p.relative_to(corpus).parts]
+    key = hashlib.sha256("\0".join(str(p.relative_to(corpus)) for p in files).encode()).hexdigest()[:12]
+    root = CACHE / f"dense-{copies}-{key}"
+    if (root / "pyproject.toml").is_file():
+        return root
+    building = root.with_name(root.name + ".building")
+    shutil.rmtree(building, ignore_errors=True)
+    chosen = [(p.relative_to(corpus), data) for p, data in ((p, p.read_bytes()) for p in files) if _imports_http(data)]
+    # With the `__init__.py` of every package holding one, so that imports between them resolve as they do in
+    # the packages themselves (most of those name no HTTP library).
+    packages = set()
+    for relative, _ in chosen:
+        for parent in relative.parents:
+            packages.add(parent / "__init__.py")
+    have = {relative for relative, _ in chosen}
+    chosen += [(relative, (corpus / relative).read_bytes()) for relative in sorted(packages - have)
+               if (corpus / relative).is_file()]
+    for copy in range(copies):
+        for relative, data in chosen:
+            target = building / f"copy{copy}" / relative
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+    (building / "pyproject.toml").write_text('[project]\nname = "dense"\nversion = "0"\n')
+    shutil.rmtree(root, ignore_errors=True)
+    building.rename(root)
+    return root

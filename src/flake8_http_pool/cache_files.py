@@ -168,11 +168,18 @@ class CacheFolder:
         """Close the descriptors kept."""
         places, self._places = self._places, {}
         for place in places.values():
-            with contextlib.suppress(OSError):
+            try:
                 _close(place)
+            except OSError:
+                pass
 
     def __del__(self) -> None:
-        self.close()
+        # At the interpreter's exit the module's globals may already be gone: a folder left open then is the
+        # process's to close, and a complaint on stderr would be noise the user did not cause.
+        try:
+            self.close()
+        except Exception:
+            pass
 
     def _folder(self, create: bool) -> Place:
         place = self._places.get(())

@@ -537,6 +537,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return _internal_error(error)
     args = parser.parse_args(argv)  # exits 2 with a usage message on a bad command line
     handler: Handler = args.handler
+    if not getattr(sys.unraisablehook, "drops_memory_errors", False):  # main() called again in one process
+        sys.unraisablehook = _unraisable_hook(sys.unraisablehook)
     try:
         return handler(args, sys.stdin, sys.stdout, sys.stderr)
     except UsageError as error:
@@ -577,11 +579,31 @@ def _internal_error(error: Exception) -> int:
     return EXIT_ERROR
 
 
+def _unraisable_hook(previous: Callable[[Any], None]) -> Callable[[Any], None]:
+    """A hook that drops what a destructor or a finalizer could not do because memory ran out (Python prints
+    those as a traceback); the run says `out of memory` itself. Anything else goes to `previous`."""
+    def hook(unraisable: Any) -> None:
+        if not isinstance(unraisable.exc_value, MemoryError):
+            previous(unraisable)
+    hook.drops_memory_errors = True  # type: ignore[attr-defined]
+    return hook
+
+
+_OUT_OF_MEMORY = b"flake8-http-pool: error: out of memory\n"
+
+
 def _out_of_memory() -> int:
-    """Not a bug: the machine, or a limit on this process (`ulimit -v`), left too little; one line says so."""
+    """Not a bug: the machine, or a limit on this process (`ulimit -v`), left too little; one line says so.
+
+    The line is bytes made at import and written to the descriptor: sys.stderr's text layer may need memory
+    to encode and buffer it, and a line lost there left a run that stopped without a word."""
     try:
-        sys.stderr.write("flake8-http-pool: error: out of memory\n")
-    except MemoryError:
+        sys.stderr.flush()
+    except (MemoryError, OSError, ValueError):
+        pass
+    try:
+        os.write(2, _OUT_OF_MEMORY)
+    except (MemoryError, OSError):
         pass
     return EXIT_ERROR
 

@@ -163,10 +163,10 @@ def fix_file(
     from .time_budget import OverBudget, over_budget_in, time_budget
     from .writing import WriteRefused, locate, snapshot
 
+    data: Optional[bytes] = None  # until read: memory may run out before (the message then has no size)
     try:
         place = locate(path, os.getcwd() if root is None else root, explicit)
         before = _stat(path)  # before the read: a change during the read then shows as a newer mtime
-        data = b""
         data = read_bytes(path, options.max_file_size)
         text = decode_source(data)
         library = mentions_a_library(data, text)
@@ -199,7 +199,7 @@ def fix_file(
     except SourceError as error:
         return FileFixResult(path, error=error.reason, where=error.where)
     except (RecursionError, MemoryError) as error:
-        return FileFixResult(path, error=resource_error(error, "fix", len(data)))
+        return FileFixResult(path, error=resource_error(error, "fix", None if data is None else len(data)))
     except Exception as error:  # a bug of ours must cost one file, not the run
         if over_budget_in(error) is not None:  # unwinding from the budget's end failed: the time ran out
             return _over_budget(path, timeout)

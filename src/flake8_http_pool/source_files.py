@@ -81,10 +81,13 @@ def no_memory_to_load(error: BaseException) -> bool:
     return isinstance(error, ImportError) and "failed to map segment" in str(error)
 
 
-def resource_error(error: BaseException, verb: str, size: int) -> str:
-    """Why a file could not be checked or fixed when Python ran out of stack (deep nesting) or of memory."""
+def resource_error(error: BaseException, verb: str, size: Optional[int]) -> str:
+    """Why a file could not be checked or fixed when Python ran out of stack (deep nesting) or of memory; `size`
+    is None when memory ran out before the file was read."""
     if isinstance(error, RecursionError):
         return f"cannot {verb}: nested too deeply (recursion limit reached)"
+    if size is None:
+        return f"cannot {verb}: out of memory"
     return f"cannot {verb}: out of memory ({format_size(size)} of source)"
 
 

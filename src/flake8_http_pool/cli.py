@@ -580,10 +580,14 @@ def _internal_error(error: Exception) -> int:
 
 
 def _unraisable_hook(previous: Callable[[Any], None]) -> Callable[[Any], None]:
-    """A hook that drops what a destructor or a finalizer could not do because memory ran out (Python prints
-    those as a traceback); the run says `out of memory` itself. Anything else goes to `previous`."""
+    """A hook that drops what a destructor, a finalizer or a thread's start could not do because memory ran out
+    (Python prints those as a traceback); the run says `out of memory` itself, or works on in one process when a
+    pool's thread could not start. An allocation that failed can also surface as CPython's `SystemError: error
+    return without exception set`. Anything else goes to `previous`."""
     def hook(unraisable: Any) -> None:
-        if not isinstance(unraisable.exc_value, MemoryError):
+        error = unraisable.exc_value
+        if not isinstance(error, MemoryError) and not (isinstance(error, SystemError)
+                                                       and "without exception set" in str(error)):
             previous(unraisable)
     hook.drops_memory_errors = True  # type: ignore[attr-defined]
     return hook

@@ -291,11 +291,11 @@ def _run(source: _Source, plan: List[Any]) -> str:
     """`plan` carried out on the file's text with HTP104's codemod."""
     import libcst as cst
 
-    from .fixes.base import new_context
+    from .fixes.base import new_context, transform_parsed
     from .fixes.htp104 import ClientParameterCommand
 
     command = ClientParameterCommand(new_context(source.path), plan)
-    return command.transform_module(cst.parse_module(source.text)).code
+    return transform_parsed(command, cst.parse_module(source.text)).code
 
 
 def _without_unused_import(text: str, name: str) -> str:

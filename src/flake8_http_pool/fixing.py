@@ -196,8 +196,8 @@ def fix_source(
     unsafe_left: "Counter[str]" = Counter()
     if not keys or not _worth_analysing(text, options, seeds):
         return FixResult(text, applied, unsafe_left, seeds=seeds)
-    original_compiles = _compiles(text, filename) is None
-    comments = _comments(text)
+    # What the original text is held to, worked out for the first rewrite (most files get none).
+    original: Optional[Tuple[bool, "Counter[str]"]] = None
     current = text
     for _ in range(MAX_ROUNDS):
         analysed = _analyse(current, options, selected, filename, seeds)
@@ -215,6 +215,9 @@ def fix_source(
             break
         new_text, code, count = step
         seeds = relocated_seeds(seeds, tree, new_text)
+        if original is None:
+            original = (_compiles(text, filename) is None, _comments(text))
+        original_compiles, comments = original
         reason = _compiles(new_text, filename)
         if reason is not None and (original_compiles or _compiles_parse_only(new_text) is not None):
             return FixResult(text, Counter(), Counter(), f"{code} fix produced code that does not compile ({reason})")
@@ -369,13 +372,13 @@ def _one_fix(text: str, plans: Sequence[_SitePlan], filename: str) -> "Optional[
             continue
         import libcst as cst  # only here: a file with nothing to fix never pays for it
 
-        from .fixes.base import new_context
+        from .fixes.base import new_context, transform_parsed
 
         code = plan.fix.rule_code
         try:
             module = cst.parse_module(text)
             command = plan.fix.command_class()(new_context(filename), plan.allowed)
-            module = command.transform_module(module)
+            module = transform_parsed(command, module)
         except cst.ParserSyntaxError as error:
             return _Failure(f"libcst cannot parse it: {str(error).splitlines()[0]}")
         except Exception as error:  # a bug in a fix must not lose the file: report it and leave it alone

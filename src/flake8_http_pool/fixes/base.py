@@ -43,20 +43,21 @@ class _LightCommand(cst.CSTTransformer):
         self._wrapper: Optional[MetadataWrapper] = None
         self._codemod_context: Any = None
 
-    def transform_module(self, tree: cst.Module) -> cst.Module:
-        wrapper = self._wrapper = MetadataWrapper(tree)
+    def transform_module(self, tree: cst.Module, fresh: bool = False) -> cst.Module:
+        """`tree` transformed, then the imports scheduled carried out (as libcst's CodemodCommand does).
+
+        `fresh`: the tree comes straight from libcst's parser and is used nowhere else, so it holds no node
+        twice and the metadata may be computed on it without the deep copy libcst makes first (a second on
+        a 5,000-line module)."""
+        wrapper = self._wrapper = MetadataWrapper(tree, unsafe_skip_copy=fresh)
         with self.resolve(wrapper):
             tree = self.transform_module_impl(wrapper.module)
         scheduled = self._codemod_context
         if scheduled is None:
             return tree
-        from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
+        from .scheduled_imports import carry_out
 
-        # In the order libcst's CodemodCommand runs them.
-        for visitor in (AddImportsVisitor, RemoveImportsVisitor):
-            if visitor.CONTEXT_KEY in scheduled.scratch:
-                tree = visitor(scheduled).transform_module(tree)
-        return tree
+        return carry_out(tree, scheduled)
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
         return tree.visit(self)
@@ -97,6 +98,14 @@ else:
 def new_context(filename: Optional[str]) -> Any:
     """The context to build a command with in this process (see the module docstring)."""
     return _Context(filename=filename)
+
+
+def transform_parsed(command: Any, tree: cst.Module) -> cst.Module:
+    """`command` carried out on `tree`, fresh from libcst's parser and used nowhere else (no deep copy first,
+    where the command is ours rather than libcst's codemod)."""
+    if isinstance(command, _LightCommand):
+        return command.transform_module(tree, fresh=True)
+    return command.transform_module(tree)  # type: ignore[no-any-return]
 
 
 class FindingFixCommand(_Base):  # type: ignore[valid-type, misc]

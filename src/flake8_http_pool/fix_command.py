@@ -33,7 +33,7 @@ WRITE, DIFF, CHECK = "write", "diff", "check"
 PATCH = "patch"  # --split-by-owner: each changed file's hunks, on its bytes, for owner_patches
 # The progress line appears on a terminal only once a run has taken this long (seconds).
 PROGRESS_AFTER = 1.0
-# Past this many seconds fixing one file, the file is skipped and named (--timeout-per-file).
+# Past this many seconds of CPU time fixing one file, the file is skipped and named (--timeout-per-file).
 DEFAULT_TIMEOUT = 20.0
 
 
@@ -114,7 +114,8 @@ def add_fix_parser(commands: Any) -> argparse.ArgumentParser:
                      help="print nothing but errors (no summary, no progress line)")
     fix.add_argument(
         "--timeout-per-file", type=_seconds, default=DEFAULT_TIMEOUT, metavar="SECONDS",
-        help=f"skip (and name) a file that takes longer than this to fix (default {DEFAULT_TIMEOUT:g}; 0: no limit)",
+        help="skip (and name) a file whose fix takes more than this many seconds of CPU time, the same on a quiet "
+        f"and on a loaded machine (default {DEFAULT_TIMEOUT:g}; 0: no limit)",
     )
     return fix
 
@@ -149,8 +150,9 @@ def fix_file(
     """Fix one file; never raises for anything the file holds. Writes only in WRITE mode, and only on change.
 
     `root` (default: the working directory) is where the file may be written; `explicit` says the user named
-    the file. Fixing is limited to `timeout` seconds (None or 0: no limit). `settings` carries the config's
-    fix-safety settings; the facts of the file's own project (what it patches, what it pins) are added here.
+    the file. Fixing is limited to `timeout` seconds of CPU time (None or 0: no limit; time_budget.py).
+    `settings` carries the config's fix-safety settings; the facts of the file's own project (what it patches,
+    what it pins) are added here.
     `seeds` (engine.ModuleSeeds) are what the project model found about the file because of other modules.
     `model`, in CHECK mode: a list given the project model's phase 1 from the same read and parse, [bytes,
     text, whether the project gate passes it, the engine's Analysis of it or None] (_planning_first).

@@ -13,8 +13,8 @@ What `fix` promises about a write (issue 9):
   group, mode and extended attributes; where that cannot keep them (a hard-linked file, an owner this process
   may not give away) the file is rewritten in place with a backup copy beside it until the new content is on
   disk, restored on failure.
-- SIGINT, SIGTERM, SIGHUP and SIGALRM are held back during the write, so a signal lands before or after it,
-  never in the middle; temporary files are removed on every way out.
+- SIGINT, SIGTERM, SIGHUP, SIGALRM and SIGPROF (the time budget's) are held back during the write, so a signal
+  lands before or after it, never in the middle; temporary files are removed on every way out.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 # Whether this platform can open, stat, create and rename relative to a directory descriptor (every Unix).
 _AT_CALLS = {os.open, os.stat, os.rename, os.unlink} <= os.supports_dir_fd and bool(_NOFOLLOW)
 _HELD_SIGNALS = frozenset(
-    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP", "SIGALRM") if hasattr(signal, name)
+    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP", "SIGALRM", "SIGPROF") if hasattr(signal, name)
 )
 
 

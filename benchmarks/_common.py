@@ -24,6 +24,7 @@ class Timed(NamedTuple):
     peak_rss_mib: float  # the largest resident set of the child or any process it waited for
     returncode: int
     cpu_seconds: float = 0.0  # user + system time of the child and the processes it waited for
+    timed_out: bool = False  # killed at timed_run's `limit`
 
 
 def child_environment(env: Optional[Dict[str, str]] = None) -> Dict[str, str]:
@@ -40,26 +41,42 @@ def child_environment(env: Optional[Dict[str, str]] = None) -> Dict[str, str]:
 # process, every command would report at least that. So commands are started from a small launcher process,
 # which times them, waits for them (wait4) and prints what it measured.
 _LAUNCHER = r"""
-import json, os, subprocess, sys, time
+import json, os, signal, subprocess, sys, time
+limit = float(sys.argv[1])
 start = time.perf_counter()
-proc = subprocess.Popen(sys.argv[1:], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+# A session of its own, so that a command stopped at its time limit is stopped with its worker processes.
+proc = subprocess.Popen(sys.argv[2:], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                        start_new_session=True)
+stopped = []
+def stop(*_):
+    stopped.append(True)
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except OSError:
+        pass
+if limit > 0:
+    signal.signal(signal.SIGALRM, stop)
+    signal.setitimer(signal.ITIMER_REAL, limit)
 _, status, usage = os.wait4(proc.pid, 0)
+signal.setitimer(signal.ITIMER_REAL, 0)
 elapsed = time.perf_counter() - start
 print(json.dumps([elapsed, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status),
-                  usage.ru_utime + usage.ru_stime]))
+                  usage.ru_utime + usage.ru_stime, bool(stopped)]))
 """
 
 
-def timed_run(cmd: Sequence[str], cwd: Optional[str] = None, env: Optional[Dict[str, str]] = None) -> Timed:
+def timed_run(cmd: Sequence[str], cwd: Optional[str] = None, env: Optional[Dict[str, str]] = None,
+              limit: Optional[float] = None) -> Timed:
     """Run `cmd` with its output discarded; wall time, CPU time and peak RSS (from wait4, so worker processes
-    count), measured by a small launcher process (see _LAUNCHER)."""
+    count), measured by a small launcher process (see _LAUNCHER). `limit`: seconds after which the command and
+    its processes are killed (`timed_out` is then set, and the times are those up to the kill)."""
     env = child_environment(env)
-    done = subprocess.run([sys.executable, "-c", _LAUNCHER, *cmd], cwd=cwd, env=env, stdin=subprocess.DEVNULL,
-                          capture_output=True, text=True)
+    done = subprocess.run([sys.executable, "-c", _LAUNCHER, str(limit or 0), *cmd], cwd=cwd, env=env,
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True)
     if done.returncode != 0:
         raise RuntimeError(f"the launcher failed on {list(cmd)!r}: {done.stderr[-2000:]}")
-    seconds, peak, returncode, cpu = json.loads(done.stdout)
-    return Timed(seconds, peak, returncode, cpu)
+    seconds, peak, returncode, cpu, stopped = json.loads(done.stdout)
+    return Timed(seconds, peak, returncode, cpu, stopped)
 
 
 def median(values: Sequence[float]) -> float:

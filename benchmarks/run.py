@@ -31,7 +31,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from _common import REPO  # noqa: E402
 
-BENCHMARKS = ("flake8_overhead", "import_time", "big_tree", "payoff", "project_model", "precommit_fix", "shards")
+BENCHMARKS = ("flake8_overhead", "import_time", "big_tree", "payoff", "project_model", "precommit_fix", "shards",
+              "dense")
 
 
 def _cpu_model() -> str:

@@ -32,7 +32,7 @@ sys.path.insert(0, str(HERE))
 from _common import REPO  # noqa: E402
 
 BENCHMARKS = ("flake8_overhead", "import_time", "big_tree", "payoff", "project_model", "precommit_fix", "shards",
-              "dense")
+              "dense", "corpus_fix")
 
 
 def _cpu_model() -> str:

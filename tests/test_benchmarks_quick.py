@@ -27,5 +27,5 @@ def test_benchmarks_run_quick(tmp_path: Path) -> None:
     assert "## Machine" in text and "## Goals" in text
     for title in ("flake8 with and without the plugin", "Importing the flake8 entry point", "-file tree",
                   "The whole-project analysis and its cache", "`fix` in a pre-commit hook",
-                  "The HTTP-dense project"):
+                  "The HTTP-dense project", "`fix` on every file of the shared corpus"):
         assert title in text, title

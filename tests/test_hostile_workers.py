@@ -218,3 +218,14 @@ def test_out_of_memory_is_said_even_when_the_text_layer_has_no_memory_left(capfd
     monkeypatch.setattr(sys, "stderr", Exhausted())
     assert cli._out_of_memory() == cli.EXIT_ERROR
     assert capfd.readouterr().err == OUT_OF_MEMORY
+
+
+def test_a_failed_allocation_that_cpython_calls_a_system_error_is_out_of_memory(capfd) -> None:
+    """Under a memory limit CPython may report a failed allocation as `SystemError: error return without exception
+    set`: the run then says it ran out of memory, not that the tool has a bug."""
+    from flake8_http_pool import cli
+
+    assert cli._internal_error(SystemError("error return without exception set")) == cli.EXIT_ERROR
+    assert capfd.readouterr().err == OUT_OF_MEMORY
+    assert cli._internal_error(ValueError("a bug")) == cli.EXIT_ERROR
+    assert capfd.readouterr().err == "flake8-http-pool: internal error: ValueError: a bug\n"

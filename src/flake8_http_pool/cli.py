@@ -573,6 +573,9 @@ def _internal_error(error: Exception) -> int:
     # source_files.no_memory_to_load's test, without importing it: the import that failed may have been its.
     if isinstance(error, ImportError) and "failed to map segment" in str(error):
         return _out_of_memory()
+    # CPython's words when a C function failed without setting an error: under a memory limit, an allocation.
+    if isinstance(error, SystemError) and "without exception set" in str(error):
+        return _out_of_memory()
     from .escaping import shown
 
     sys.stderr.write(f"flake8-http-pool: internal error: {type(error).__name__}: {shown(str(error))}\n")
@@ -583,12 +586,16 @@ def _unraisable_hook(previous: Callable[[Any], None]) -> Callable[[Any], None]:
     """A hook that drops what a destructor, a finalizer or a thread's start could not do because memory ran out
     (Python prints those as a traceback); the run says `out of memory` itself, or works on in one process when a
     pool's thread could not start. An allocation that failed can also surface as CPython's `SystemError: error
-    return without exception set`. Anything else goes to `previous`."""
+    return without exception set` (a SystemError is the interpreter's, never the user's to act on). Anything
+    else goes to `previous`."""
     def hook(unraisable: Any) -> None:
-        error = unraisable.exc_value
-        if not isinstance(error, MemoryError) and not (isinstance(error, SystemError)
-                                                       and "without exception set" in str(error)):
-            previous(unraisable)
+        # Nothing here may allocate much: the hook itself runs out of memory where it is needed.
+        try:
+            if isinstance(unraisable.exc_value, (MemoryError, SystemError)):
+                return
+        except MemoryError:
+            return
+        previous(unraisable)
     hook.drops_memory_errors = True  # type: ignore[attr-defined]
     return hook
 

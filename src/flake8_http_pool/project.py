@@ -821,7 +821,7 @@ class Project:
         self._found: "OrderedDict[Tuple[str, Tuple[str, ...], int], _Found]" = OrderedDict()
         # The module a dotted path imported in a module names, and the names after it (`_target`): the same at
         # every depth, and the prefixes of the path tried for it each cost a lookup; the modules do not change.
-        self._targets: "OrderedDict[Tuple[str, Tuple[str, ...], str], Optional[Tuple[str, Tuple[str, ...]]]]" = \
+        self._targets: "OrderedDict[Tuple[str, Tuple[str, ...], str, bool], Optional[Tuple[str, Tuple[str, ...]]]]" = \
             OrderedDict()
 
     def summary(self, path: str) -> Optional[Summary]:
@@ -859,27 +859,33 @@ class Project:
         methods = (self.resolve(["import", inner[1], [*inner[2], verb]], importer) for verb in VIEW_METHODS)
         return [found for found in methods if found is not None]
 
-    def _resolve_path(self, path: str, attrs: Sequence[str], importer: str, depth: int
+    def _resolve_path(self, path: str, attrs: Sequence[str], importer: str, depth: int, star: bool = False
                       ) -> Optional[Tuple[str, str]]:
         if depth > 12:
             return None
-        key = (path, tuple(attrs), importer)
+        key = (path, tuple(attrs), importer, star)
         target = self._targets.get(key, _UNSEEN)
         if target is _UNSEEN:
-            target = self._targets[key] = self._target(path, attrs, importer)
+            target = self._targets[key] = self._target(path, attrs, importer, star)
             if len(self._targets) > _FOUND_KEPT:
                 self._targets.popitem(last=False)
         else:
             self._targets.move_to_end(key)
         return None if target is None else self._in_module(target[0], target[1], depth + 1)
 
-    def _target(self, path: str, attrs: Sequence[str], importer: str) -> Optional[Tuple[str, Tuple[str, ...]]]:
-        """The module `path` (imported in `importer`) names, followed by `attrs`, and the names after it."""
+    def _target(self, path: str, attrs: Sequence[str], importer: str, star: bool
+                ) -> Optional[Tuple[str, Tuple[str, ...]]]:
+        """The module `path` (imported in `importer`) names, followed by `attrs`, and the names after it. The
+        path of a star import (`star`) names a module itself or nothing: `from .appinfo import *` with no
+        `appinfo` module in the project is not the package's attribute `appinfo` (a package star-importing
+        modules the project lacks was searched for `appinfo.appinfo.user.f`, ... every order of them, twelve
+        deep)."""
         absolute = self.modules.absolute(path, importer)
         if absolute is None:
             return None
-        parts = (*absolute.split("."), *attrs)
-        for cut in range(len(parts), 0, -1):
+        whole = absolute.split(".")
+        parts = (*whole, *attrs)
+        for cut in range(len(parts), len(whole) - 1 if star else 0, -1):
             module = self.modules.module(".".join(parts[:cut]), importer)
             if module is not None:
                 return module, parts[cut:]
@@ -929,7 +935,7 @@ class Project:
             if sub is not None:
                 return self._in_module(sub, rest[1:], depth + 1)
         for star in summary["stars"]:
-            found = self._resolve_path(star, rest, module, depth)
+            found = self._resolve_path(star, rest, module, depth, star=True)
             if found is not None:
                 return found
         return None

@@ -184,6 +184,7 @@ def solve_gated(paths: Iterable[str], first: First, search: Search, load_summary
         joined = search(rest, pairs())
         for path in rest.taking(joined):  # in the order of `paths`, so the solve's order does not depend on
             summaries[path] = joined[path]  # the workers'
+        project.forget()  # (as the gate's: what resolving found through the modules that joined is dropped)
         if not joined:
             break
         # References into the modules that joined resolve now (one that resolved already resolves as it did: it

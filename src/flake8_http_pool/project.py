@@ -28,7 +28,7 @@ import zlib
 from array import array
 from collections import OrderedDict
 from typing import (Any, Callable, Dict, FrozenSet, Iterable, Iterator, List, MutableMapping, NamedTuple, Optional,
-                    Set, Tuple, Union)
+                    Sequence, Set, Tuple, Union)
 
 from .bindings import ASSIGN, IMPORT, OTHER, FunctionInfo, dotted_name, lookup
 from .engine import ModuleSeeds
@@ -432,6 +432,11 @@ class ModuleMap:
         self._db.execute("CREATE TABLE claims(seq INTEGER PRIMARY KEY, prio INTEGER NOT NULL, name TEXT NOT NULL, "
                          "path BLOB NOT NULL)")
         self._packages_of: "OrderedDict[str, List[str]]" = OrderedDict()  # folder -> its packages, the recent ones
+        # The last part of every name a module can be found by (a file's stem, a package's folder name): a name
+        # ending otherwise names no module, told without a query or a walk of the folders (resolving a reference
+        # tries every prefix of its dotted name, most of which name nothing: on an HTTP-dense project, walking
+        # the folders above the importer for each of them was most of the solve).
+        self._stems: Set[str] = set()
         ondisk.insert_all(self._db, "INSERT OR IGNORE INTO paths(path) VALUES (?)",
                           ((ondisk.blob(path),) for path in self._claimed(absolute_path(p) for p in paths
                                                                           if p.endswith(".py"))))
@@ -450,8 +455,11 @@ class ModuleMap:
         from . import ondisk
 
         claims: List[Tuple[int, str, str]] = []
+        stems = self._stems
         for path in paths:
             data = ondisk.blob(path)
+            folder, base = os.path.split(path)
+            stems.add(os.path.basename(folder) if base == "__init__.py" else base[:-3])
             name = self._package_name(path)
             if name is not None:
                 claims.append((0, name, data))
@@ -512,9 +520,17 @@ class ModuleMap:
         return self._db.execute("SELECT 1 FROM paths WHERE path = ?", (_blob(path),)).fetchone() is not None
 
     def _by_name(self, name: str) -> Optional[str]:
+        if self._no_module(name):
+            return None
         row = self._db.execute("SELECT path FROM claims WHERE name = ? ORDER BY prio, seq LIMIT 1",
                                (name,)).fetchone()
         return _text(row[0]) if row else None
+
+    def _no_module(self, name: str) -> bool:
+        """Whether `name` surely names no module: its last part, a name (a claim's every part is one, and a
+        file beside the importer has it as its stem or folder), is no module's (`_stems`)."""
+        last = name.rpartition(".")[2]
+        return last.isidentifier() and last not in self._stems
 
     def _name_of(self, path: str) -> Optional[str]:
         row = self._db.execute("SELECT name FROM claims WHERE path = ? ORDER BY prio, seq LIMIT 1",
@@ -536,6 +552,8 @@ class ModuleMap:
 
     def _beside_uncached(self, name: str, start: str) -> Optional[str]:
         """Module `name` as a script in folder `start` imports it (see `module`)."""
+        if self._no_module(name):
+            return None
         folder = start
         while True:
             base = os.path.join(folder, *name.split("."))
@@ -795,6 +813,16 @@ class Project:
         # without one (a reference resolved through it may resolve otherwise once it has joined).
         self.loaded: Optional[Callable[[str], None]] = None
         self.consulted: Optional[Set[str]] = None
+        # What `_in_module` found for (module, rest, depth), with the modules it went through without a summary
+        # (`consulted`): a package whose `__init__.py` star-imports modules that star-import others was searched
+        # again down every path of stars to each of them, twelve modules deep, for every reference into it (an
+        # HTTP-dense project's solve did not end in 15 minutes). The depth is part of the key: the search stops
+        # twelve modules down, so what a module gives depends on how deep it is met. `forget` clears it.
+        self._found: "OrderedDict[Tuple[str, Tuple[str, ...], int], _Found]" = OrderedDict()
+        # The module a dotted path imported in a module names, and the names after it (`_target`): the same at
+        # every depth, and the prefixes of the path tried for it each cost a lookup; the modules do not change.
+        self._targets: "OrderedDict[Tuple[str, Tuple[str, ...], str, bool], Optional[Tuple[str, Tuple[str, ...]]]]" = \
+            OrderedDict()
 
     def summary(self, path: str) -> Optional[Summary]:
         if path not in self.summaries:
@@ -805,6 +833,11 @@ class Project:
         if found is None and self.consulted is not None:
             self.consulted.add(path)
         return found
+
+    def forget(self) -> None:
+        """Drop what resolving found: to be called when a module read without a summary gets one (a reference
+        that went through it may resolve otherwise now)."""
+        self._found.clear()
 
     def resolve(self, ref: Ref, importer: str) -> Optional[Tuple[str, str]]:
         """The project function `ref` (made in `importer`) names, or None (not a project function, or unknown;
@@ -826,20 +859,64 @@ class Project:
         methods = (self.resolve(["import", inner[1], [*inner[2], verb]], importer) for verb in VIEW_METHODS)
         return [found for found in methods if found is not None]
 
-    def _resolve_path(self, path: str, attrs: List[str], importer: str, depth: int) -> Optional[Tuple[str, str]]:
-        absolute = self.modules.absolute(path, importer)
-        if absolute is None or depth > 12:
+    def _resolve_path(self, path: str, attrs: Sequence[str], importer: str, depth: int, star: bool = False
+                      ) -> Optional[Tuple[str, str]]:
+        if depth > 12:
             return None
-        parts = absolute.split(".") + attrs
-        for cut in range(len(parts), 0, -1):
+        key = (path, tuple(attrs), importer, star)
+        target = self._targets.get(key, _UNSEEN)
+        if target is _UNSEEN:
+            target = self._targets[key] = self._target(path, attrs, importer, star)
+            if len(self._targets) > _FOUND_KEPT:
+                self._targets.popitem(last=False)
+        else:
+            self._targets.move_to_end(key)
+        return None if target is None else self._in_module(target[0], target[1], depth + 1)
+
+    def _target(self, path: str, attrs: Sequence[str], importer: str, star: bool
+                ) -> Optional[Tuple[str, Tuple[str, ...]]]:
+        """The module `path` (imported in `importer`) names, followed by `attrs`, and the names after it. The
+        path of a star import (`star`) names a module itself or nothing: `from .appinfo import *` with no
+        `appinfo` module in the project is not the package's attribute `appinfo` (a package star-importing
+        modules the project lacks was searched for `appinfo.appinfo.user.f`, ... every order of them, twelve
+        deep)."""
+        absolute = self.modules.absolute(path, importer)
+        if absolute is None:
+            return None
+        whole = absolute.split(".")
+        parts = (*whole, *attrs)
+        for cut in range(len(parts), len(whole) - 1 if star else 0, -1):
             module = self.modules.module(".".join(parts[:cut]), importer)
             if module is not None:
-                return self._in_module(module, parts[cut:], depth + 1)
+                return module, parts[cut:]
         return None
 
-    def _in_module(self, module: str, rest: List[str], depth: int) -> Optional[Tuple[str, str]]:
+    def _in_module(self, module: str, rest: Sequence[str], depth: int) -> Optional[Tuple[str, str]]:
+        """What `rest` names in `module`, met `depth` modules down: through the module's re-exports, sub-modules
+        and star imports, each (module, rest, depth) searched once (`_found`)."""
         if not rest or depth > 12:
             return None  # a module itself is not called
+        key = (module, tuple(rest), depth)
+        outer = self.consulted
+        known = self._found.get(key)
+        if known is not None:
+            self._found.move_to_end(key)
+            if outer is not None:
+                outer.update(known[1])
+            return known[0]
+        self.consulted = mine = set()  # this search's, kept with its answer whether or not the caller watches
+        try:
+            found = self._in_module_read(module, rest, depth)
+        finally:
+            self.consulted = outer
+        if outer is not None:
+            outer.update(mine)
+        self._found[key] = (found, frozenset(mine) if mine else _NOTHING)
+        if len(self._found) > _FOUND_KEPT:
+            self._found.popitem(last=False)
+        return found
+
+    def _in_module_read(self, module: str, rest: Sequence[str], depth: int) -> Optional[Tuple[str, str]]:
         summary = self.summary(module)
         if summary is None:
             return None
@@ -858,10 +935,18 @@ class Project:
             if sub is not None:
                 return self._in_module(sub, rest[1:], depth + 1)
         for star in summary["stars"]:
-            found = self._resolve_path(star, list(rest), module, depth)
+            found = self._resolve_path(star, rest, module, depth, star=True)
             if found is not None:
                 return found
         return None
+
+
+# The answers of `Project._in_module` kept (the last asked; a big project's every one is not), and the modules
+# gone through without a summary of most of them.
+_FOUND_KEPT = 1 << 15
+_NOTHING: FrozenSet[str] = frozenset()
+_UNSEEN: Any = object()
+_Found = Tuple[Optional[Tuple[str, str]], FrozenSet[str]]
 
 
 class _Rest:
@@ -1290,6 +1375,7 @@ def _demand(project: Project, ref: Ref, importer: str) -> None:
         if module is not None:
             if project.summaries.get(module) is None:
                 project.summaries[module] = demand(module)
+                project.forget()  # a reference that went through it may resolve otherwise now
             return
 
 
@@ -1909,6 +1995,8 @@ def _solve_gated(paths: Iterable[str], first: First, search: Search, load_summar
         taken = rest.taking(joined)
         for path in taken:  # in the order of `paths`, so the solve's order does not depend on the workers'
             summaries[path] = joined[path]
+        if taken:
+            project.forget()  # a reference that went through one of them may resolve otherwise now
         if not joined:
             break
         # References into the modules that joined resolve now (one that resolved already resolves as it did: it

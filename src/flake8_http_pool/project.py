@@ -410,6 +410,15 @@ def _module_parts(relative: str) -> List[str]:
     return parts
 
 
+# The bits of ModuleMap's table of stems (128 KiB): few stems of a big project share one.
+_STEM_BITS = 1 << 20
+
+
+def _stem_bit(stem: str) -> int:
+    """The bit of `stem` in ModuleMap's table: a CRC, the same in every process (str's hash is not)."""
+    return zlib.crc32(stem.encode("utf-8", "surrogatepass")) % _STEM_BITS
+
+
 class ModuleMap:
     """The project's modules by dotted name, from the tree's layout, and references resolved to functions.
 
@@ -435,8 +444,10 @@ class ModuleMap:
         # The last part of every name a module can be found by (a file's stem, a package's folder name): a name
         # ending otherwise names no module, told without a query or a walk of the folders (resolving a reference
         # tries every prefix of its dotted name, most of which name nothing: on an HTTP-dense project, walking
-        # the folders above the importer for each of them was most of the solve).
-        self._stems: Set[str] = set()
+        # the folders above the importer for each of them was most of the solve). A bit per stem's CRC in a table
+        # of fixed size, not a set of the stems: the main process holds nothing per file (a stem that shares a
+        # bit with another is looked up as before).
+        self._stems = bytearray(_STEM_BITS // 8)
         ondisk.insert_all(self._db, "INSERT OR IGNORE INTO paths(path) VALUES (?)",
                           ((ondisk.blob(path),) for path in self._claimed(absolute_path(p) for p in paths
                                                                           if p.endswith(".py"))))
@@ -459,7 +470,8 @@ class ModuleMap:
         for path in paths:
             data = ondisk.blob(path)
             folder, base = os.path.split(path)
-            stems.add(os.path.basename(folder) if base == "__init__.py" else base[:-3])
+            bit = _stem_bit(os.path.basename(folder) if base == "__init__.py" else base[:-3])
+            stems[bit >> 3] |= 1 << (bit & 7)
             name = self._package_name(path)
             if name is not None:
                 claims.append((0, name, data))
@@ -530,7 +542,10 @@ class ModuleMap:
         """Whether `name` surely names no module: its last part, a name (a claim's every part is one, and a
         file beside the importer has it as its stem or folder), is no module's (`_stems`)."""
         last = name.rpartition(".")[2]
-        return last.isidentifier() and last not in self._stems
+        if not last.isidentifier():
+            return False
+        bit = _stem_bit(last)
+        return not self._stems[bit >> 3] >> (bit & 7) & 1
 
     def _name_of(self, path: str) -> Optional[str]:
         row = self._db.execute("SELECT name FROM claims WHERE path = ? ORDER BY prio, seq LIMIT 1",

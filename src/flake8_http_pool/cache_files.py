@@ -168,10 +168,8 @@ class CacheFolder:
         """Close the descriptors kept."""
         places, self._places = self._places, {}
         for place in places.values():
-            try:
+            with contextlib.suppress(OSError):
                 _close(place)
-            except OSError:
-                pass
 
     def __del__(self) -> None:
         # At the interpreter's exit the module's globals may already be gone: a folder left open then is the

@@ -26,7 +26,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures.process import BrokenProcessPool
 from itertools import chain, islice
 from types import FrameType
-from typing import Any, Callable, Deque, Generic, Iterable, Iterator, List, Optional, Tuple, TypeVar
+from typing import Any, Callable, Deque, Generic, Iterable, Iterator, List, Optional, Set, Tuple, TypeVar
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
@@ -161,12 +161,70 @@ def _probe() -> bool:
     return True
 
 
+# How long the first task given to a pool may take to go in: it forks the workers and starts the manager thread.
+START_S = 10.0
+
+
+class _LateStart(Exception):
+    """The first task given to a pool was not in after START_S."""
+
+
+def _submit_first(pool: ProcessPoolExecutor, fn: Callable[..., Any], *args: Any) -> "Future[Any]":
+    """`pool.submit(fn, *args)` for a pool not yet started, given at most START_S (an alarm) when this is the
+    main thread.
+
+    That submit forks the workers, then starts the pool's manager thread with threading.Thread.start(), which
+    waits without a bound for the new thread to say it has begun: a thread that dies before it says so (no
+    memory left for it: Python 3.13 at 47.5 MB here, every run; 3.11 now and then) hung the run there for ever.
+    A wait on a lock is cut short by a signal's handler that raises, so SIGALRM ends it. (Making that submit in
+    another thread instead, to wait for it with a bound, forked the workers off that thread: they died with it,
+    and a child forked off a thread other than the main one never ran its signal handlers.)"""
+    import threading
+
+    if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+        return pool.submit(fn, *args)
+    waiting = True
+
+    def late(signum: int, frame: Optional[FrameType]) -> None:
+        if waiting:
+            raise _LateStart
+
+    previous = signal.signal(signal.SIGALRM, late)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, START_S)
+        try:
+            future = pool.submit(fn, *args)
+            waiting = False
+            return future
+        except _LateStart:
+            _abandoned.add(id(pool))
+            raise _NoWorkers(f"the pool's manager thread did not start within {START_S:g} s") from None
+        finally:
+            waiting = False
+            signal.setitimer(signal.ITIMER_REAL, 0)
+    finally:
+        signal.signal(signal.SIGALRM, previous)
+        _submitted.add(id(pool))
+
+
+# The pools given a task (by id) until they are shut down; and the pools whose start did not end, whose
+# manager thread never began (it cannot be joined).
+_submitted: Set[int] = set()
+_abandoned: Set[int] = set()
+
+
 def _submit(pool: ProcessPoolExecutor, chunk: List[Any]) -> "Future[List[Any]]":
     """The chunk's future; one failed already when the pool refuses it, so the chunk stays in line with the others
     and is run again with them."""
     failed: "Future[List[Any]]" = Future()
     try:
+        if id(pool) in _abandoned:
+            raise _NoWorkers(f"the pool's manager thread did not start within {START_S:g} s")
+        if id(pool) not in _submitted:
+            return _submit_first(pool, _run_chunk, chunk)
         return pool.submit(_run_chunk, chunk)
+    except _NoWorkers as error:
+        failed.set_exception(error)
     except _START_ERRORS as error:
         # Its workers or its manager thread could not start (the first submit starts them).
         failed.set_exception(_NoWorkers(_why(error)))
@@ -326,6 +384,7 @@ class Runner(Generic[Item, Result]):
                         results = _result(pool, pending[0][1])
                     except BrokenProcessPool:
                         pool.shutdown(wait=False, cancel_futures=True)
+                        _submitted.discard(id(pool))
                         if not answered and not self._workers_start():
                             raise _NoWorkers("a new worker cannot run a task") from None
                         retry = [c for c, _ in pending]
@@ -365,6 +424,7 @@ class Runner(Generic[Item, Result]):
                         result = _result(pool, _submit(pool, current))[0]
                     except BrokenProcessPool:
                         pool.shutdown(wait=False, cancel_futures=True)
+                        _submitted.discard(id(pool))
                         if not self._workers_start():
                             raise _NoWorkers("a new worker cannot run a task") from None
                         result = self.crashed(item)
@@ -395,7 +455,7 @@ class Runner(Generic[Item, Result]):
         except _NoWorkers:
             return False
         try:
-            return bool(_result(pool, pool.submit(_probe), PROBE_S))
+            return bool(_result(pool, _submit_first(pool, _probe), PROBE_S))
         except (_NoWorkers, BrokenProcessPool, *_START_ERRORS):
             return False
         finally:
@@ -416,6 +476,7 @@ def _shut_down(pool: ProcessPoolExecutor) -> None:
     from multiprocessing.connection import wait
 
     processes = list((getattr(pool, "_processes", None) or {}).values())
+    abandoned = id(pool) in _abandoned
     pool.shutdown(wait=False, cancel_futures=True)
     deadline = time.monotonic() + SHUTDOWN_GRACE_S
     waiting = {process.sentinel: process for process in processes}
@@ -432,7 +493,7 @@ def _shut_down(pool: ProcessPoolExecutor) -> None:
                 process.kill()
         except (OSError, ValueError, AttributeError):
             pass
-    manager = getattr(pool, "_executor_manager_thread", None)
+    manager = None if abandoned else getattr(pool, "_executor_manager_thread", None)
     if manager is not None:
         manager.join(SHUTDOWN_GRACE_S)
         # At exit, concurrent.futures wakes every pool's manager thread it still knows; one closing its wakeup
@@ -442,6 +503,8 @@ def _shut_down(pool: ProcessPoolExecutor) -> None:
         wakeups = getattr(sys.modules.get("concurrent.futures.process"), "_threads_wakeups", None)
         if wakeups is not None:
             wakeups.pop(manager, None)
+    _submitted.discard(id(pool))
+    _abandoned.discard(id(pool))
 
 
 def _quiet_wakeup(pool: ProcessPoolExecutor) -> None:

@@ -1,4 +1,5 @@
-"""`.ci/run`: the README's whole-suite command exactly, and every run's failure (pytest's exit 5 included) fails CI."""
+"""`.ci/run`: the README's test command exactly, then the slow runs, and every run's failure (pytest's exit 5
+included) fails CI."""
 
 from __future__ import annotations
 
@@ -13,20 +14,25 @@ ROOT = Path(__file__).resolve().parents[1]
 CI_RUN = ROOT / ".ci" / "run"
 
 
-def _readme_whole_suite_command() -> str:
+def _readme_test_command() -> str:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     block = re.search(r"## Quick start\n+```console\n(.*?)```", readme, re.S)
     assert block, "README has no quick-start console block"
     return block.group(1).splitlines()[1]
 
 
-def test_ci_runs_the_readme_whole_suite_command_exactly() -> None:
+def _script_variable(script: str, name: str) -> str:
+    line = next(line for line in script.splitlines() if line.startswith(f"{name}="))
+    return subprocess.run(["bash", "-c", line + f'\nprintf %s "${name}"'], capture_output=True, text=True,
+                          check=True).stdout
+
+
+def test_ci_runs_the_readme_test_command_exactly_then_the_slow_runs() -> None:
     script = CI_RUN.read_text(encoding="utf-8")
-    line = next(line for line in script.splitlines() if line.startswith("WHOLE_SUITE="))
-    command = subprocess.run(["bash", "-c", line + '\nprintf %s "$WHOLE_SUITE"'], capture_output=True, text=True,
-                             check=True).stdout
-    assert command == _readme_whole_suite_command()
-    assert 'run whole "$WHOLE_SUITE"' in script
+    assert _script_variable(script, "QUICK_START_TESTS") == _readme_test_command()
+    assert _script_variable(script, "SLOW_TESTS").endswith(" -m slow")
+    main = script[script.index("main() {"):]
+    assert main.index('run quick "$QUICK_START_TESTS"') < main.index('run slow "$SLOW_TESTS"')
 
 
 def _source_and_run(tmp_path: Path, body: str) -> subprocess.CompletedProcess:

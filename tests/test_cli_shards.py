@@ -15,6 +15,11 @@ import pytest
 from cli_support import assert_no_traceback, run_cli
 from project_trees import python_files, round_robin, sharded_tree
 
+# The whole module is a slow run (.ci/run runs it after the quick suite, -m slow): each case runs the tree in
+# shards and whole
+pytestmark = pytest.mark.slow
+
+
 
 @pytest.fixture
 def tree(tmp_path: Path) -> Path:

@@ -22,6 +22,10 @@ import pytest
 
 from safety_server import SafetyServer
 
+# The whole module is a slow run (.ci/run runs it after the quick suite, -m slow): each case plans and applies a
+# change over several modules
+pytestmark = pytest.mark.slow
+
 PROJECTS = Path(__file__).parent / "fixtures" / "fix_projects"
 _IGNORED = {"__pycache__", ".flake8-http-pool-cache"}
 
@@ -133,6 +137,7 @@ _PRIVATE_CALLER = '''\
 import sys
 
 from catalog.client import _product
+
 
 for sku in ["tea", "cake", "jam"]:
     print(_product(sys.argv[1], sku))

@@ -10,6 +10,11 @@ from flake8_http_pool.source_files import decode_source
 
 from conftest import fixture_params
 
+# The whole module is a slow run (.ci/run runs it after the quick suite, -m slow): fix --check against fix over
+# every fixture
+pytestmark = pytest.mark.slow
+
+
 
 @pytest.mark.parametrize("unsafe", [False, True], ids=["safe", "unsafe"])
 @pytest.mark.parametrize("path", fixture_params("", "fixes"))

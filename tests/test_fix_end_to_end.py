@@ -20,6 +20,10 @@ from flake8_http_pool.engine import check_source
 from flake8_http_pool.fixes import FIXES
 from safety_server import PAGES, SafetyServer, blob
 
+# The whole module is a slow run (.ci/run runs it after the quick suite, -m slow): each case runs a program
+# against a real server before and after fix
+pytestmark = pytest.mark.slow
+
 Server = SafetyServer
 
 
@@ -461,6 +465,7 @@ import hashlib
 import sys
 import tracemalloc
 import urllib.request
+
 
 
 def download(url, path):

@@ -16,6 +16,10 @@ from flake8_http_pool.fix_facts import (
     pins_requests_232,
 )
 
+# The whole module is a slow run (.ci/run runs it after the quick suite, -m slow): each case runs fix over a
+# project twice, in and out of its workers
+pytestmark = pytest.mark.slow
+
 
 @pytest.mark.parametrize(
     "source, target",

@@ -26,6 +26,9 @@ from flake8_http_pool.writing import encode_like, write_atomically
 
 from conftest import fixture_files, fixture_params
 
+# The whole module is a slow run (.ci/run runs it after the quick suite, -m slow): every golden case fixed twice
+pytestmark = pytest.mark.slow
+
 CASES_DIR = Path(__file__).parent / "fixtures" / "fixes"
 CASES: List[Path] = fixture_files("fixes")  # the cases the running Python parses
 
@@ -195,6 +198,7 @@ from pathlib import Path
 from flake8_http_pool.fixing import fix_source
 from flake8_http_pool.source_files import decode_source
 from flake8_http_pool.fixes.base import FindingFixCommand
+
 print(FindingFixCommand.__mro__[1].__name__)
 for name in sys.argv[2:]:
     result = fix_source(decode_source(Path(name).read_bytes()), filename=name, unsafe=True)

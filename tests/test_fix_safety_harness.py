@@ -55,6 +55,11 @@ import pytest
 
 from safety_server import SafetyServer, running_server
 
+# The whole module is a slow run (.ci/run runs it after the quick suite, -m slow): each program runs against a
+# real server before and after fix
+pytestmark = pytest.mark.slow
+
+
 PROGRAMS = Path(__file__).parent / "safety_programs"
 KINDS = ("safe", "unsafe", "report-only", "never-safe", "untouched")
 FIXABLE = ("HTP101", "HTP102", "HTP103", "HTP104", "HTP201", "HTP202", "HTP203", "HTP301", "HTP402")

@@ -29,6 +29,10 @@ from flake8_http_pool.source_files import decode_source
 
 from conftest import fixture_files, fixture_params
 
+# The whole module is a slow run (.ci/run runs it after the quick suite, -m slow): libcst's own codemods against
+# ours, import by import
+pytestmark = pytest.mark.slow
+
 FIXTURES = Path(__file__).parent / "fixtures"
 HTP101_FILES = fixture_files("", "fixes", pattern="HTP101_*.py")  # the ones the running Python parses
 
@@ -272,6 +276,7 @@ def test_local_import_fixed_inside_the_function(tmp_path: Path, base_url: str) -
 
 IMPORT_IN_LOOP = """\
 import sys
+
 
 
 def fetch(base, users):

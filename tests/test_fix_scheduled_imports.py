@@ -229,7 +229,9 @@ def _imports(source: str) -> Iterator[Removal]:
                     yield (node.module, alias.name, alias.asname)
 
 
-def _differential(paths: Sequence[Path]) -> int:
+def _differential(paths: Sequence[Path], per_module: int = 1000) -> int:
+    """The removals compared: at most `per_module` of each module's imports, spread over it (each comparison runs
+    libcst on the whole module twice, and a module of the standard library imports dozens of names)."""
     compared = 0
     for path in paths:
         source = path.read_text(encoding="utf-8")
@@ -237,7 +239,8 @@ def _differential(paths: Sequence[Path]) -> int:
             cst.parse_module(source)
         except cst.ParserSyntaxError:
             continue
-        for removal in dict.fromkeys(_imports(source)):
+        removals = list(dict.fromkeys(_imports(source)))
+        for removal in removals[:: max(1, -(-len(removals) // per_module))]:
             assert our_result(source, remove=[removal]) == libcst_result(source, remove=[removal]), (path, removal)
             compared += 1
         addition = [("flake8_http_pool_probe", None, None)]
@@ -255,7 +258,7 @@ def test_some_fixtures_as_libcst_does_them() -> None:
 
 @pytest.mark.slow
 def test_the_fixtures_as_libcst_does_them() -> None:
-    assert _differential(_fixtures()) > 100
+    assert _differential(_fixtures(), per_module=2) > 60
 
 
 def _stdlib_modules(largest: int) -> List[Path]:
@@ -273,4 +276,4 @@ def _stdlib_modules(largest: int) -> List[Path]:
 
 @pytest.mark.slow
 def test_standard_library_modules_as_libcst_does_them() -> None:
-    assert _differential(_stdlib_modules(1500)[::3]) > 200
+    assert _differential(_stdlib_modules(1500)[::8], per_module=2) > 30

@@ -27,6 +27,11 @@ from flake8_http_pool.source_files import SourceError, decode_source
 from conftest import fixture_params
 from test_corpus import NOT_STDLIB
 
+# The whole module is a slow run (.ci/run runs it after the quick suite, -m slow): fix, then check, over whole
+# trees
+pytestmark = pytest.mark.slow
+
+
 FIXTURES = Path(__file__).parent / "fixtures"
 
 

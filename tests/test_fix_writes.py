@@ -27,7 +27,9 @@ LOOP = "import requests\n\nfor url in URLS:\n    requests.get(url)\n"
 FIXED = "import requests\n\nwith requests.Session() as session:\n    for url in URLS:\n        session.get(url)\n"
 FIX = ["fix", "--isolated", "--unsafe-fixes", "--no-progress"]
 
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="POSIX writes, /proc and signals")
+# The whole module is a slow run (.ci/run runs it after the quick suite, -m slow): signals, killed processes and
+# time budgets, each waited out
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(not sys.platform.startswith("linux"), reason="POSIX writes, /proc and signals")]
 
 
 def run_patched(prelude: str, args: Sequence[Union[str, Path]], cwd: Path) -> subprocess.CompletedProcess:

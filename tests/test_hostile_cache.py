@@ -22,7 +22,9 @@ import pytest
 from cli_support import assert_no_traceback, run_cli
 from project_trees import CACHE, LOOP, WRAPPER, age_tree, write_tree
 
-pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="POSIX links, FIFOs and flock")
+# The whole module is a slow run (.ci/run runs it after the quick suite, -m slow): every case builds a project
+# and a hostile cache folder and runs check and flake8 on it
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="POSIX links, FIFOs and flock")]
 
 # A wrapper called in a loop in another module (HTP102 through the solve), a loop of its own (HTP101, which
 # flake8 reads back from the module's entry), a test that patches (fix facts), a module naming nothing.

@@ -16,6 +16,11 @@ from hypothesis import strategies as st
 from cli_support import assert_no_traceback, command, run_cli
 from conftest import parse_flake8, run_flake8
 
+# The whole module is a slow run (.ci/run runs it after the quick suite, -m slow): each case runs the commands
+# over a tree of odd files
+pytestmark = pytest.mark.slow
+
+
 LOOP = "import requests\n\nfor u in urls:\n    requests.get(u)\n"
 GOOD_LINE = "./good.py:4:5: HTP101"
 

@@ -19,6 +19,11 @@ import pytest
 
 from cli_support import assert_no_traceback, run_cli
 
+# The whole module is a slow run (.ci/run runs it after the quick suite, -m slow): forged names run through every
+# output format and flake8
+pytestmark = pytest.mark.slow
+
+
 WRAPPER = "import requests\n\n\ndef fetch(url):\n    return requests.get(url, timeout=5)\n"
 CALLER = "from wrap import fetch\n\nfor u in ['a', 'b']:\n    fetch(u)\n"
 LOOP = "import requests\n\nfor u in urls:\n    requests.get(u)\n"

@@ -20,7 +20,9 @@ import pytest
 
 from cli_support import assert_no_traceback, command
 
-pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs, devices and RLIMIT_AS are POSIX's")
+# The whole module is a slow run (.ci/run runs it after the quick suite, -m slow): FIFOs and devices, each waited
+# on by check, fix and flake8
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs, devices and RLIMIT_AS are POSIX's")]
 
 LIB = "import requests\n\n\ndef fetch(u):\n    return requests.get(u)\n"
 APP = "from lib import fetch\n\nfor u in urls:\n    fetch(u)\n"

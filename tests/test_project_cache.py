@@ -19,6 +19,11 @@ from project_expectations import project_folders, project_root
 from project_trees import (CACHE, LOOP as _LOOP, WRAPPER as _WRAPPER, age_tree, edit_keeping_size_and_mtime,
                            write_tree as _write)
 
+# The whole module is a slow run (.ci/run runs it after the quick suite, -m slow): each case runs the commands
+# cold and warm
+pytestmark = pytest.mark.slow
+
+
 _ONCE = "from app.http import get_json\n\n\ndef sync(url):\n    return get_json(url)\n"
 
 

@@ -19,6 +19,11 @@ from cli_support import assert_no_traceback, run_cli
 from flake8_http_pool.codeowners import CodeOwners, parse_codeowners
 from flake8_http_pool.owner_patches import MARKER, OwnerPatches, file_hunks
 
+# The whole module is a slow run (.ci/run runs it after the quick suite, -m slow): each case writes and applies
+# one patch per owner
+pytestmark = pytest.mark.slow
+
+
 ACROSS = Path(__file__).parent / "fixtures" / "fix_projects" / "client_parameter_private_across_modules" / "before"
 _IGNORED = {".git", "__pycache__", ".flake8-http-pool-cache"}
 

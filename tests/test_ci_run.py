@@ -66,3 +66,4 @@ def test_ci_sets_ci_and_makes_the_venvs_it_names_in_gitignore() -> None:
     ignored = (ROOT / ".gitignore").read_text(encoding="utf-8").split()
     assert {".venv/", ".venv39/", ".venv313/", ".ci/logs/"} <= set(ignored)
     assert "quick py39 3.9" in script and "quick py313 3.13" in script
+    assert '-m slow tests/test_hostile_*.py"' in script  # the hostile trees on 3.9 and 3.13 as well

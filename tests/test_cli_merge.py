@@ -16,6 +16,10 @@ from cli_support import assert_no_traceback, run_cli
 from flake8_http_pool.formats import FORMATS
 from project_trees import python_files, round_robin, sharded_tree
 
+# The whole module is a slow run (.ci/run runs it after the quick suite, -m slow): reports are made by whole
+# runs, then merged
+pytestmark = pytest.mark.slow
+
 NEW_FIELDS = ("char_col", "end_char_col", "source_line", "reason", "where")
 SCHEMA = json.loads((Path(__file__).parent / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
 

@@ -14,6 +14,10 @@ from typing import Dict, Optional
 
 import pytest
 
+# The whole module is a slow run (.ci/run runs it after the quick suite, -m slow): each case runs the corpus test
+# in a pytest of its own
+pytestmark = pytest.mark.slow
+
 HERE = Path(__file__).parent
 
 

@@ -19,6 +19,10 @@ from cli_support import run_cli
 from project_trees import git, python_files, round_robin, sharded_tree
 from test_readme_commands import blocks, commands, parses
 
+# The whole module is a slow run (.ci/run runs it after the quick suite, -m slow): the documented workflow's
+# steps run as a shell would run them
+pytestmark = pytest.mark.slow
+
 DOC = Path(__file__).resolve().parents[1] / "docs" / "sharding.md"
 TEXT = DOC.read_text(encoding="utf-8")
 SHARDS = 4

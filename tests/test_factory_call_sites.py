@@ -24,6 +24,10 @@ from flake8_http_pool.options import DEFAULT_OPTIONS
 from flake8_http_pool.project import summarize
 from safety_server import SafetyServer
 
+# The whole module is a slow run (.ci/run runs it after the quick suite, -m slow): each case runs check, flake8
+# and fix over a project
+pytestmark = pytest.mark.slow
+
 
 def _tool(folder: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "flake8_http_pool", *args], cwd=folder, capture_output=True,

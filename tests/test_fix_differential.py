@@ -45,6 +45,10 @@ from hypothesis import HealthCheck, Phase, find, given, seed, settings
 
 from flake8_http_pool.fixing import fix_source
 
+# The whole module is a slow run (.ci/run runs it after the quick suite, -m slow): the survey runs fix over every
+# fixture before its cases
+pytestmark = pytest.mark.slow
+
 STANDINS = Path(__file__).parent / "standins"
 RUNNER = STANDINS / "run_programs.py"
 DEFAULT_SEED = 9009

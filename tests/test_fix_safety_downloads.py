@@ -31,6 +31,10 @@ import pytest
 
 from flake8_http_pool.engine import check_source
 
+# The whole module is a slow run (.ci/run runs it after the quick suite, -m slow): each program runs against a
+# real server before and after fix
+pytestmark = pytest.mark.slow
+
 pytest.importorskip("requests")
 
 _BLOCK = bytes(range(256)) * 64  # 16 KiB

@@ -10,8 +10,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from cli_support import assert_no_traceback, run_cli
 from test_fix_end_to_end import Server, _run_program
+
+# The whole module is a slow run (.ci/run runs it after the quick suite, -m slow): each program runs against a
+# real server before and after fix
+pytestmark = pytest.mark.slow
 
 
 def _codes(result: subprocess.CompletedProcess) -> list:

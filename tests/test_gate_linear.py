@@ -31,6 +31,10 @@ from flake8_http_pool.options import DEFAULT_OPTIONS
 from flake8_http_pool.project import Needles, _Absolute, _after, project_seeds
 from flake8_http_pool.project_cache import LocalModules
 
+# The whole module is a slow run (.ci/run runs it after the quick suite, -m slow): the gate is solved twice over
+# generated projects
+pytestmark = pytest.mark.slow
+
 
 # -- a chain of wrappers, counted ------------------------------------------------------------------------
 def _chain(root: Path, links: int, fillers: int = 40) -> None:

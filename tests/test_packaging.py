@@ -18,6 +18,10 @@ from typing import List
 
 import pytest
 
+# The whole module is a slow run (.ci/run runs it after the quick suite, -m slow): wheels are built and installed
+# into fresh venvs
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).resolve().parents[1]
 PYTHONS = ("3.9", "3.10", "3.11", "3.12", "3.13")
 FIX_LINE = "flake8-http-pool: error: fix needs libcst: pip install 'flake8-http-pool[fix]'"

@@ -16,8 +16,14 @@ import sys
 from pathlib import Path
 from typing import List
 
+import pytest
+
 from cli_support import assert_no_traceback, run_cli
 from project_trees import LOOP, WRAPPER, write_tree
+
+# The whole module is a slow run (.ci/run runs it after the quick suite, -m slow): each case runs the commands on
+# a buffer inside a project
+pytestmark = pytest.mark.slow
 
 FACTORY = ("import requests\n\n\ndef make_session():\n    session = requests.Session()\n"
            "    session.headers['X-Team'] = 'sync'\n    return session\n")

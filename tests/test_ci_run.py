@@ -30,9 +30,10 @@ def _script_variable(script: str, name: str) -> str:
 def test_ci_runs_the_readme_test_command_exactly_then_the_slow_runs() -> None:
     script = CI_RUN.read_text(encoding="utf-8")
     assert _script_variable(script, "QUICK_START_TESTS") == _readme_test_command()
-    assert _script_variable(script, "SLOW_TESTS").endswith(" -m slow")
+    assert all(" -m slow" in _script_variable(script, name) for name in ("SLOW_TESTS", "ALONE_TESTS"))
     main = script[script.index("main() {"):]
-    assert main.index('run quick "$QUICK_START_TESTS"') < main.index('run slow "$SLOW_TESTS"')
+    assert main.index('run quick "$QUICK_START_TESTS"') < main.index('run slow "$SLOW_TESTS"') \
+        < main.index('run alone "$ALONE_TESTS"')
 
 
 def _source_and_run(tmp_path: Path, body: str) -> subprocess.CompletedProcess:
@@ -66,4 +67,5 @@ def test_ci_sets_ci_and_makes_the_venvs_it_names_in_gitignore() -> None:
     ignored = (ROOT / ".gitignore").read_text(encoding="utf-8").split()
     assert {".venv/", ".venv39/", ".venv313/", ".ci/logs/"} <= set(ignored)
     assert "quick py39 3.9" in script and "quick py313 3.13" in script
-    assert '-m slow tests/test_hostile_*.py"' in script  # the hostile trees on 3.9 and 3.13 as well
+    assert "tests/test_hostile_{cache,files,output,patterns,reads}.py" in script  # on 3.9 and 3.13 as well
+    assert "-m slow tests/test_hostile_workers.py" in script

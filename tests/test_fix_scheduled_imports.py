@@ -276,4 +276,4 @@ def _stdlib_modules(largest: int) -> List[Path]:
 
 @pytest.mark.slow
 def test_standard_library_modules_as_libcst_does_them() -> None:
-    assert _differential(_stdlib_modules(1500)[::8], per_module=2) > 30
+    assert _differential(_stdlib_modules(1500)[::8], per_module=2) > 25

@@ -68,4 +68,3 @@ def test_ci_sets_ci_and_makes_the_venvs_it_names_in_gitignore() -> None:
     assert {".venv/", ".venv39/", ".venv313/", ".ci/logs/"} <= set(ignored)
     assert "quick py39 3.9" in script and "quick py313 3.13" in script
     assert "tests/test_hostile_{cache,files,output,patterns,reads}.py" in script  # on 3.9 and 3.13 as well
-    assert "-m slow tests/test_hostile_workers.py" in script

@@ -113,7 +113,9 @@ def test_under_a_memory_limit_a_run_ends_with_its_results_or_says_out_of_memory(
         if name == "flake8":
             assert "MemoryError" in stderr or "out of memory" in stderr, (limit, result.stderr)
         else:
-            said = (limit, result.returncode, len(result.stdout), result.stderr)
+            # The lines other than a file's "out of memory" first: pytest cuts a long message short.
+            said = (limit, result.returncode, len(result.stdout),
+                    [line for line in stderr.splitlines() if "out of memory" not in line][:8], result.stderr)
             assert "Traceback" not in stderr, said
             # A file's line may name what CPython itself raised when an allocation failed without a MemoryError
             # (`SystemError: error return without exception set`); anything else internal is a bug of ours.

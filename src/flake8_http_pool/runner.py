@@ -204,12 +204,10 @@ def _submit_first(pool: ProcessPoolExecutor, fn: Callable[..., Any], *args: Any)
             signal.setitimer(signal.ITIMER_REAL, 0)
     finally:
         signal.signal(signal.SIGALRM, previous)
-        _submitted.add(id(pool))
 
 
-# The pools given a task (by id) until they are shut down; and the pools whose start did not end, whose
-# manager thread never began (it cannot be joined).
-_submitted: Set[int] = set()
+# The pools (by id, until they are shut down) whose start did not end: their manager thread never began, so it
+# cannot be joined, and nothing more is given to them.
 _abandoned: Set[int] = set()
 
 
@@ -220,7 +218,7 @@ def _submit(pool: ProcessPoolExecutor, chunk: List[Any]) -> "Future[List[Any]]":
     try:
         if id(pool) in _abandoned:
             raise _NoWorkers(f"the pool's manager thread did not start within {START_S:g} s")
-        if id(pool) not in _submitted:
+        if getattr(pool, "_executor_manager_thread", None) is None:  # (the first submit makes it)
             return _submit_first(pool, _run_chunk, chunk)
         return pool.submit(_run_chunk, chunk)
     except _NoWorkers as error:
@@ -384,7 +382,6 @@ class Runner(Generic[Item, Result]):
                         results = _result(pool, pending[0][1])
                     except BrokenProcessPool:
                         pool.shutdown(wait=False, cancel_futures=True)
-                        _submitted.discard(id(pool))
                         if not answered and not self._workers_start():
                             raise _NoWorkers("a new worker cannot run a task") from None
                         retry = [c for c, _ in pending]
@@ -424,7 +421,6 @@ class Runner(Generic[Item, Result]):
                         result = _result(pool, _submit(pool, current))[0]
                     except BrokenProcessPool:
                         pool.shutdown(wait=False, cancel_futures=True)
-                        _submitted.discard(id(pool))
                         if not self._workers_start():
                             raise _NoWorkers("a new worker cannot run a task") from None
                         result = self.crashed(item)
@@ -503,7 +499,6 @@ def _shut_down(pool: ProcessPoolExecutor) -> None:
         wakeups = getattr(sys.modules.get("concurrent.futures.process"), "_threads_wakeups", None)
         if wakeups is not None:
             wakeups.pop(manager, None)
-    _submitted.discard(id(pool))
     _abandoned.discard(id(pool))
 
 

@@ -49,10 +49,37 @@ def _limited(args: List[str], cwd: Path, limit_kb: int, timeout: float = 60) -> 
     try:
         out, err = process.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
+        _stuck.append(_session_state(process.pid))
         os.killpg(process.pid, signal.SIGKILL)
         process.communicate()
         return None
     return subprocess.CompletedProcess(args, process.returncode, out, err)
+
+
+# What was still running in each session `_limited` killed: said by the test that fails on it.
+_stuck: List[str] = []
+
+
+def _session_state(session: int) -> str:
+    """Each process of the session: pid, parent, state, where the kernel has it waiting, and its threads."""
+    lines = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as handle:
+                fields = handle.read().rsplit(")", 1)[1].split()
+            if int(fields[3]) != session:  # the process group: the session's leader made it
+                continue
+            with open(f"/proc/{entry}/wchan") as handle:
+                wchan = handle.read()
+            threads = len(os.listdir(f"/proc/{entry}/task"))
+            with open(f"/proc/{entry}/cmdline", "rb") as handle:
+                cmdline = handle.read().replace(b"\0", b" ").decode(errors="replace")[-60:]
+        except (OSError, IndexError, ValueError):
+            continue
+        lines.append(f"pid {entry} ppid {fields[1]} state {fields[0]} wchan {wchan} threads {threads}: {cmdline}")
+    return "; ".join(lines) or "nothing left"
 
 
 def _floor_kb() -> int:
@@ -96,7 +123,7 @@ def test_under_a_memory_limit_a_run_ends_with_its_results_or_says_out_of_memory(
     seen = []
     for limit in range(floor, floor + 150000, 2500):
         result = _limited(args, project, limit)
-        assert result is not None, f"{name} under {limit} KiB: still running after 60 s"
+        assert result is not None, f"{name} under {limit} KiB: still running after 60 s: {_stuck[-1]}"
         seen.append((limit, result.returncode, result.stderr[:120]))
         stderr = result.stderr
         if stderr.startswith(NOTE):
@@ -181,7 +208,7 @@ FAILURES = {
     # Every worker dies as it starts (no memory left for its first allocations): the pool breaks before any
     # result, and a worker of a new pool cannot run a task that does nothing either.
     "worker start": """
-        def die(job, shared):
+        def die(job, shared, parent):
             os._exit(1)
         runner._init_worker = die
     """,
@@ -196,6 +223,74 @@ def test_workers_that_cannot_start_leave_the_work_to_this_process(failure: str) 
     assert result.stdout == "ok\n"
     lines = result.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith(NOTE), result.stderr  # said once, no thread's traceback
+
+
+def _ends(script: str, timeout: float = 30) -> Optional[subprocess.CompletedProcess]:
+    """The script run in a session of its own; None when it, or a process it left holding its output, was still
+    running after `timeout` seconds (the session is then killed)."""
+    process = subprocess.Popen([sys.executable, "-c", textwrap.dedent(script)], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, start_new_session=True, env=_env())
+    try:
+        out, err = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        return None
+    return subprocess.CompletedProcess(process.args, process.returncode, out, err)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the pools fork")
+def test_a_run_that_fails_in_its_pool_s_shutdown_still_exits() -> None:
+    """Out of memory in the shutdown itself: the workers of a pool whose manager thread died were neither stopped
+    nor waited for, and multiprocessing's exit handler joined them for ever (they wait on a queue nothing
+    feeds). Workers still running at exit are killed first."""
+    result = _ends("""
+        import multiprocessing.queues
+        from flake8_http_pool import runner
+
+        def refuse(self):
+            raise RuntimeError("can't start new thread")
+        multiprocessing.queues.Queue._start_thread = refuse  # the manager thread dies: see "feeder thread"
+
+        def exhausted(pool):
+            raise MemoryError
+        runner._stop_workers = runner._shut_down = exhausted
+
+        def double(shared, item):
+            return item * 2
+
+        try:
+            list(runner.Runner(double, None, lambda item: "crashed", 2, chunk_size=3).run(range(40)))
+        except MemoryError:
+            print("out of memory")
+    """)
+    assert result is not None, "still running after 30 s: a worker outlived the run"
+    assert (result.returncode, result.stdout) == (0, "out of memory\n"), result.stderr
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG")
+def test_a_worker_whose_parent_died_before_it_began_exits() -> None:
+    """A worker slow to begin whose parent dies meanwhile: read then, its parent's pid was already init's, the
+    kernel's signal was asked for too late to come, and the worker waited on its queue for ever, holding the
+    parent's output open."""
+    result = _ends("""
+        import os, threading, time
+        from flake8_http_pool import runner
+
+        begin = runner._init_worker
+        def slow(*args):
+            time.sleep(2)
+            begin(*args)
+        runner._init_worker = slow
+
+        def double(shared, item):
+            return item * 2
+
+        threading.Timer(0.5, lambda: os._exit(0)).start()
+        list(runner.Runner(double, None, lambda item: "crashed", 2, chunk_size=3).run(range(40)))
+    """)
+    assert result is not None, "still running after 30 s: a worker outlived its parent"
+    assert result.returncode == 0, result.stderr
 
 
 def test_a_crash_on_one_item_is_still_that_item_s_alone() -> None:

@@ -85,15 +85,19 @@ def worker_count(requested: Optional[int], note: Callable[[str], None]) -> int:
     return requested
 
 
-def _init_worker(job: Callable[..., Any], shared: Any) -> None:
+def _init_worker(job: Callable[..., Any], shared: Any, parent: int) -> None:
     global _job, _shared, _parent_pid
     _job, _shared = job, shared
     # The handlers first: a stop sent while the rest starts up (importing ctypes takes a while) must end the
     # worker quietly, not run a handler inherited from the parent and print its traceback.
     for signum in STOP_SIGNALS:
         signal.signal(signum, _worker_stop)
-    _parent_pid = os.getppid()
+    # `parent` is the pid of the process that forked this one, passed in: one read here with getppid() is
+    # already init's when the parent died first, and neither the kernel's signal (asked for below, too late) nor
+    # the orphan check would then ever stop this worker, left waiting on its queue holding the parent's stdout.
+    _parent_pid = parent
     _die_with_parent()
+    stop_if_orphaned()  # (after the prctl: a parent that dies from here on is the kernel's to report)
 
 
 # Linux: the C library, loaded by the process that starts a pool so that its forked workers have it already
@@ -206,6 +210,44 @@ def _submit_first(pool: ProcessPoolExecutor, fn: Callable[..., Any], *args: Any)
         signal.signal(signal.SIGALRM, previous)
 
 
+# The worker processes of this process's pools, until they are seen to have exited.
+_forked: List[Any] = []
+_registered: List[Callable[[], None]] = []
+
+
+def _remember_workers(pool: ProcessPoolExecutor) -> None:
+    """Keep the pool's workers (its first submit forks them all) to be killed at exit should one outlive it.
+
+    A pool is shut down, its workers waited for and then stopped, once its results are in hand (`_shut_down`);
+    but a run out of memory can fail in that shutdown itself, and multiprocessing's own exit handler then joins
+    every child still running: a worker waiting on a queue nothing feeds, whose manager thread died, hung the
+    run there (once in CI, `check` under `ulimit -v`)."""
+    global _forked
+    import atexit
+    import threading
+
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    if not processes:
+        return
+    if _kill_leftovers not in _registered:
+        _registered.append(_kill_leftovers)
+        # Where concurrent.futures registers its own exit call, which wakes each pool's manager thread and joins
+        # it (a manager joins its workers): registered after it, this runs before it, as before multiprocessing's
+        # atexit handler that joins every child still running.
+        getattr(threading, "_register_atexit", atexit.register)(_kill_leftovers)
+    _forked = [process for process in _forked if process.exitcode is None] + processes
+
+
+def _kill_leftovers() -> None:
+    """At exit: SIGKILL every worker still running. Their results were all taken, or given up on."""
+    for process in _forked:
+        try:
+            if process.exitcode is None:
+                os.kill(process.pid, signal.SIGKILL)
+        except BaseException:  # (an exit handler: nothing it meets may stop the next one)
+            pass
+
+
 # The pools (by id, until they are shut down) whose start did not end: their manager thread never began, so it
 # cannot be joined, and nothing more is given to them.
 _abandoned: Set[int] = set()
@@ -219,7 +261,10 @@ def _submit(pool: ProcessPoolExecutor, chunk: List[Any]) -> "Future[List[Any]]":
         if id(pool) in _abandoned:
             raise _NoWorkers(f"the pool's manager thread did not start within {START_S:g} s")
         if getattr(pool, "_executor_manager_thread", None) is None:  # (the first submit makes it)
-            return _submit_first(pool, _run_chunk, chunk)
+            try:
+                return _submit_first(pool, _run_chunk, chunk)
+            finally:
+                _remember_workers(pool)  # forked by that submit, whether it ended well or not
         return pool.submit(_run_chunk, chunk)
     except _NoWorkers as error:
         failed.set_exception(error)
@@ -342,7 +387,7 @@ class Runner(Generic[Item, Result]):
         _quiet_manager_deaths()
         try:
             pool = ProcessPoolExecutor(max_workers=workers or self.jobs, initializer=_init_worker,
-                                       initargs=(self.job, self.shared))
+                                       initargs=(self.job, self.shared, os.getpid()))
         except _START_ERRORS as error:
             raise _NoWorkers(_why(error)) from None
         _quiet_wakeup(pool)

@@ -7,6 +7,7 @@ carries it out. Keeping the decisions here lets `fix` know whether a file needs 
 from __future__ import annotations
 
 import ast
+from collections import deque
 from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Set, Tuple
 
 from ..bindings import dotted_name
@@ -96,13 +97,27 @@ class _Index:
         self.parents: Dict[ast.AST, ast.AST] = {}
         self.calls: Dict[Tuple[int, int, int, int], ast.Call] = {}
         self.statements: Dict[Tuple[int, int, int, int], ast.stmt] = {}
-        for node in ast.walk(tree):
-            for child in ast.iter_child_nodes(node):
-                self.parents[child] = node
-            if isinstance(node, ast.Call):
-                self.calls[_span(node)] = node
-            elif isinstance(node, ast.stmt):
-                self.statements[_span(node)] = node
+        # ast.walk's order (breadth first) with each node's children listed once, not once for the walk and
+        # once more for the parents: on a module of a few thousand lines this took a quarter of `check`'s marks.
+        parents, calls, statements = self.parents, self.calls, self.statements
+        node_type, call, statement = ast.AST, ast.Call, ast.stmt
+        todo = deque([tree])
+        while todo:
+            node = todo.popleft()
+            for field in node._fields:
+                value = getattr(node, field, None)
+                if isinstance(value, node_type):
+                    parents[value] = node
+                    todo.append(value)
+                elif type(value) is list:
+                    for item in value:
+                        if isinstance(item, node_type):
+                            parents[item] = node
+                            todo.append(item)
+            if isinstance(node, call):
+                calls[_span(node)] = node
+            elif isinstance(node, statement):
+                statements[_span(node)] = node
         self._names_cache: Dict[ast.AST, Set[str]] = {}
 
     def scope_of(self, node: ast.AST) -> ast.AST:

@@ -1130,6 +1130,10 @@ class _Hot:
         self.caller = caller  # the hot caller's qualified name, when hot by source 4
         self.crossed = crossed  # the chain that makes it hot crosses a module boundary
 
+    def rank(self) -> Tuple[bool, str, int, str, str]:
+        """The order between two reasons for one function: its own module's first, then by place."""
+        return (self.crossed, self.place[0], self.place[1], self.how, self.caller or "")
+
 
 def solve(project: Project, worth: Callable[[Ref], bool] = lambda ref: True) -> Dict[str, Seeds]:
     """Hot functions over the whole project; for each file, the functions hot because of another module.
@@ -1140,11 +1144,20 @@ def solve(project: Project, worth: Callable[[Ref], bool] = lambda ref: True) -> 
     queue: List[Tuple[str, str]] = []
 
     def mark(target: Optional[Tuple[str, str]], state: _Hot) -> None:
-        if target is None or target in hot:
+        # A function hot for several reasons keeps the least by `_Hot.rank` (its own module's first, then by
+        # place), whatever order the modules and calls are gone through in: the reason did not depend on which
+        # modules the gate summarized first, so the seeds of a file solved from the modules that can matter to it
+        # (focus.py) are the whole project's.
+        if target is None:
             return
-        summary = project.summary(target[0])
-        if summary is None or target[1] not in summary["functions"]:
-            return
+        known = hot.get(target)
+        if known is not None:
+            if state.rank() >= known.rank():
+                return
+        else:
+            summary = project.summary(target[0])
+            if summary is None or target[1] not in summary["functions"]:
+                return
         hot[target] = state
         queue.append(target)
 

@@ -313,7 +313,9 @@ def test_an_unchanged_project_is_known_from_one_digest_and_an_edit_still_breaks_
 
     root = _project(tmp_path)
     age_tree(root)  # settled: only then is the digest kept
-    assert _flake8(root, "app/http.py").stdout.startswith(_FOUND)
+    # The tree (a folder named): the whole project is solved and kept. (A file or two named alone, cold, are
+    # answered from the modules that matter to them, and nothing of the whole project is kept: test_focus.py.)
+    assert ("./" + _FOUND) in _flake8(root, ".").stdout
     index = root / CACHE / "s" / _digest(f"index\0{root}\0{options_fingerprint(Options())}")
     assert index.exists()
     index.unlink()
@@ -321,10 +323,15 @@ def test_an_unchanged_project_is_known_from_one_digest_and_an_edit_still_breaks_
     warm = _flake8(root, "app/http.py", parse_log=log)
     assert warm.stdout.startswith(_FOUND) and _parsed(log) == [], warm.stdout + warm.stderr
     assert not index.exists()
-    # The same size and modification time, another text: the change time breaks the digest.
+    # The same size and modification time, another text: the change time breaks the digest, and the file named
+    # is answered from the modules that matter to it, the edited one read again.
     edit_keeping_size_and_mtime(root)
-    edited = _flake8(root, "app/http.py")
+    log.unlink(missing_ok=True)
+    edited = _flake8(root, "app/http.py", parse_log=log)
     assert (edited.returncode, edited.stdout) == (0, ""), edited.stdout + edited.stderr
+    assert [os.path.basename(path) for path in _parsed(log)] == ["sync.py"]
+    # The tree again: the whole project is hashed through its index, written again.
+    assert _flake8(root, ".").stdout == ""
     assert index.exists()
 
 

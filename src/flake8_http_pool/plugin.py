@@ -13,6 +13,10 @@ from .engine import check_lines, may_have_findings
 from .escaping import shown
 from .options import DEFAULT_OPTIONS, Options, split_list
 
+# At most this many files named on flake8's command line (none a folder) are each answered from the modules that
+# can matter to it when the cache holds no solve of their project (plugin_project.seeds_for's `focus`).
+FOCUS_AT_MOST = 16
+
 
 class HttpPoolChecker:
     """flake8 plugin: connection-pool mistakes in HTTP client code (codes HTP1xx-HTP4xx)."""
@@ -25,6 +29,7 @@ class HttpPoolChecker:
     # `flake8 -`: the buffer checked is not the file on disk; with --stdin-display-name it gets the seeds the
     # project on disk gives that file (plugin_project.buffer_seeds), without it none.
     from_stdin = False
+    focus = False
 
     def __init__(self, tree: ast.Module, lines: Sequence[str], filename: str = "") -> None:
         self.tree = tree
@@ -71,7 +76,12 @@ class HttpPoolChecker:
         cls.cache_dir = getattr(options, "http_pool_cache_dir", None) or None
         filenames = list(getattr(options, "filenames", None) or ())
         cls.from_stdin = "-" in filenames
-        if not cls.from_stdin:
+        # A few files named (pre-commit's changed files, an editor's buffer): each answered from the modules
+        # that can matter to it when the project's solve is not cached, not after a cold solve of the whole
+        # project; a folder, or more files, and the whole project is solved once for all of them.
+        cls.focus = cls.from_stdin or (0 < len(filenames) <= FOCUS_AT_MOST
+                                       and all(os.path.isfile(name) for name in filenames))
+        if not cls.from_stdin and not cls.focus:
             from .plugin_project import prepare
 
             prepare(filenames or ["."], cls.options, cls.exclude, cls.cache_dir)
@@ -85,12 +95,12 @@ class HttpPoolChecker:
             from .plugin_project import buffer_seeds, seeds_for
 
             text = "".join(self.lines)
-            seeds = buffer_seeds(seeds_for(self.filename, self.options, self.exclude, self.cache_dir),
+            seeds = buffer_seeds(seeds_for(self.filename, self.options, self.exclude, self.cache_dir, self.focus),
                                  os.path.abspath(self.filename), text.encode("utf-8", "surrogateescape"))
         elif self.filename and not self.from_stdin and self.filename not in ("-", "stdin"):
             from .plugin_project import known_findings, passed_over, seeds_for
 
-            seeds = seeds_for(self.filename, self.options, self.exclude, self.cache_dir)
+            seeds = seeds_for(self.filename, self.options, self.exclude, self.cache_dir, self.focus)
             if seeds is None:
                 if passed_over(self.filename, self.options):
                     findings = []  # the text gate's answer too (see passed_over), without joining the lines

@@ -136,8 +136,12 @@ def root_of(filename: str) -> Optional[str]:
 
 
 def seeds_for(filename: str, options: Options, exclude: Sequence[str] = (),
-              cache_dir: Optional[str] = None) -> Optional[ModuleSeeds]:
-    """The seeds of `filename` from its project; None when it has none, has no project, or anything fails."""
+              cache_dir: Optional[str] = None, focus: bool = False) -> Optional[ModuleSeeds]:
+    """The seeds of `filename` from its project; None when it has none, has no project, or anything fails.
+
+    `focus`: flake8 was given a few files (pre-commit, an editor): when the project's solve is not in the
+    cache, the file's seeds come from the modules that can matter to it (focus.py), not from a cold solve of
+    the whole project."""
     try:
         path = os.path.abspath(filename)
         if not os.path.isfile(path):
@@ -147,7 +151,10 @@ def seeds_for(filename: str, options: Options, exclude: Sequence[str] = (),
             return None
         key = (root, options, tuple(exclude), cache_dir)
         if key not in _SOLVED:
-            _SOLVED[key] = solved_project(root, options, exclude, cache_dir)
+            solved = solved_project(root, options, exclude, cache_dir, focus=path if focus else None)
+            if isinstance(solved, Focused):
+                return solved.get(path)
+            _SOLVED[key] = solved
         return _SOLVED[key].get(path)
     except Exception:  # noqa: BLE001 - the model's failure costs the cross-module findings, never the run
         return None
@@ -184,11 +191,14 @@ def prepare(paths: Sequence[str], options: Options, exclude: Sequence[str] = (),
 
 
 def solved_project(root: str, options: Options, exclude: Sequence[str] = (),
-                   cache_dir: Optional[str] = None) -> Dict[str, ModuleSeeds]:
+                   cache_dir: Optional[str] = None, focus: Optional[str] = None) -> Dict[str, ModuleSeeds]:
     """The whole project's seeds, through the cache (see the module docstring); without one when the cache
     folder cannot be written. The folder is `cache_dir` (flake8's --http-pool-cache-dir), else, when that is
     None, the one the project's own config names (`cache-dir`, as `check` reads it), else the environment's or
-    the default."""
+    the default.
+
+    `focus` (a file's absolute path): when the whole project's seeds are not in the cache, those of that file
+    alone (a `Focused`), from the modules that can matter to it (focus.py; the others' are left out)."""
     from . import cache_shapes as shapes
     from .project_cache import (CACHE_DIR_NAME, LocalModules, ProjectCache, StatMemo, cache_folder,
                                 options_fingerprint, settled)
@@ -207,6 +217,10 @@ def solved_project(root: str, options: Options, exclude: Sequence[str] = (),
         return {}  # see PROJECT_LIMIT
     cache = ProjectCache.open(folder, _note_once, root, quiet_when_unwritable=True)
     if cache is None:
+        if focus is not None:
+            from .focus import focused_seeds
+
+            return _only(focus, focused_seeds([focus], files, lambda _: options))
         from .project import project_seeds
 
         return project_seeds(files, lambda _: options)
@@ -222,6 +236,19 @@ def solved_project(root: str, options: Options, exclude: Sequence[str] = (),
     quick_key = "quick\0" + index_key
     last_quick = cache.load_blob("s", quick_key, shapes.pair_of_text)
     hashes: Optional[List[Tuple[str, str]]] = None
+    if focus is not None and (last_quick is None or last_quick[0] != quick):
+        # No solve of the project as it is now (none at all, or files changed since): not worth hashing every
+        # file to find out. The file's own focused answer is kept under the same digest of every file's stat,
+        # so an editor linting it again, nothing changed, reads nothing more.
+        focused_key = f"focused\0{index_key}\0{focus}"
+        kept = cache.load_blob("s", focused_key, shapes.plugin_solved)
+        _FOLDERS[(root, options)] = folder
+        if kept is not None and kept[0] == quick:
+            return Focused(kept[1])
+        found = _focused(root, options, folder, cache, files, focus)
+        if all(signature is not None and settled(signature, started) for signature in signatures):
+            cache.store_blob("s", focused_key, (quick, dict(found)))
+        return found
     if last_quick is not None and last_quick[0] == quick:
         state = last_quick[1]
     else:
@@ -229,6 +256,8 @@ def solved_project(root: str, options: Options, exclude: Sequence[str] = (),
         if all(signature is not None and settled(signature, started) for signature in signatures):
             cache.store_blob("s", quick_key, (quick, state))
     found = _solved(cache.load_blob("s", solved_key, shapes.plugin_solved), state)
+    if found is None and focus is not None:
+        return _focused(root, options, folder, cache, files, focus)  # (the solve kept for this state is gone)
     if found is None:
         if hashes is None:
             hashes, state = _hashes_by_index(cache, "index\0" + index_key, files, signatures, options.max_file_size)
@@ -255,6 +284,24 @@ def solved_project(root: str, options: Options, exclude: Sequence[str] = (),
                 cache.store_blob("s", solved_key, (state, found))
     _FOLDERS[(root, options)] = folder
     return found
+
+
+class Focused(Dict[str, ModuleSeeds]):
+    """The seeds solved_project found for one file from the modules that can matter to it: not the project's."""
+
+
+def _focused(root: str, options: Options, folder: str, cache: Any, files: List[str], focus: str) -> Focused:
+    """The seeds of `focus` from the modules of `files` that can matter to it (focus.py), each module's summary
+    through the cache."""
+    from .focus import focused_seeds
+
+    _FOLDERS[(root, options)] = folder
+    return _only(focus, focused_seeds([focus], files, lambda _: options, cache, findings=True))
+
+
+def _only(path: str, seeds: Dict[str, ModuleSeeds]) -> Focused:
+    """The seeds of `path` alone: a focused solve's others are not a whole solve's."""
+    return Focused({path: seeds[path]} if path in seeds else {})
 
 
 def _noting_passed_over(first: Any, options: Options, files: List[str],

@@ -1727,13 +1727,15 @@ _PLAIN_ROUNDS = 2
 
 
 def _solve_gated(paths: Iterable[str], first: First, search: Search, load_summary: Load,
-                 words: Words) -> Dict[str, Seeds]:
+                 words: Words, plain_rounds: Optional[int] = None, modules: Optional[ModuleMap] = None
+                 ) -> Dict[str, Seeds]:
     """The two-phase gate over `paths`, then `solve`.
 
     Phase 1 (`first`) summarizes the files that import an HTTP library (or that the `unpooled-calls` patterns
     may match); phase 2 (`search`) only the files whose bytes name one of the functions that can matter
     (`can_matter`) or a class holding one, repeated while new ones join. `words` reads the rest for the word
-    index of the rounds after `_PLAIN_ROUNDS`.
+    index of the rounds after `plain_rounds` (a focused solve's few needles are searched for in more plain
+    rounds, each a read of the rest, than the word index is worth: focus.py).
 
     Each module is grown (`grow`) when something it reads changed, in the order and passes of a loop growing
     every module until nothing changes (gate_worklist.py), and the rounds after `_PLAIN_ROUNDS` look the rest
@@ -1742,7 +1744,8 @@ def _solve_gated(paths: Iterable[str], first: First, search: Search, load_summar
     """
     from .gate_worklist import Watch, Worklist
 
-    modules = ModuleMap(paths, project_root(paths))
+    if modules is None:  # (`modules`: the map of these very paths, made already)
+        modules = ModuleMap(paths, project_root(paths))
 
     def load(path: str) -> Optional[Summary]:
         # Outside the project: never read. A module the gate left out holds no function that can matter; only
@@ -2011,7 +2014,7 @@ def _solve_gated(paths: Iterable[str], first: First, search: Search, load_summar
         rounds += 1
         fresh = needed[searched:]
         searched = len(needed)
-        if rounds <= _PLAIN_ROUNDS:
+        if rounds <= (_PLAIN_ROUNDS if plain_rounds is None else plain_rounds):
             joined = search(rest, pairs())  # type: ignore[arg-type]
         else:
             # The rest's files matched none of the needles searched for before: those that match now match one

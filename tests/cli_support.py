@@ -7,7 +7,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Optional, Sequence, Union
+from typing import Iterator, List, Optional, Sequence, Tuple, Union
 
 
 def command() -> list:
@@ -42,3 +42,16 @@ def run_cli(
 def assert_no_traceback(result: subprocess.CompletedProcess) -> None:
     assert "Traceback" not in result.stderr, result.stderr
     assert "Traceback" not in result.stdout, result.stdout
+
+
+def processes() -> Iterator[Tuple[str, List[str]]]:
+    """Every process of the machine as (pid, the fields of /proc/<pid>/stat after its name: state, parent,
+    process group, ...); one that ends while it is read is left out."""
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as handle:
+                yield entry, handle.read().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue

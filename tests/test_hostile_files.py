@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cli_support import assert_no_traceback, command, run_cli
+from cli_support import assert_no_traceback, command, processes, run_cli
 from conftest import parse_flake8, run_flake8
 
 # The whole module is a slow run (.ci/run runs it after the quick suite, -m slow): each case runs the commands
@@ -137,18 +137,7 @@ def test_out_of_memory_is_called_out_of_memory(tmp_path, verb):
 
 # -- --jobs ------------------------------------------------------------------------------------------------
 def _children(pid: int) -> int:
-    count = 0
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as handle:
-                fields = handle.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == pid:
-            count += 1
-    return count
+    return sum(1 for _, fields in processes() if int(fields[1]) == pid)
 
 
 @pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="counts processes through /proc")

@@ -19,7 +19,7 @@ from typing import List, Optional
 
 import pytest
 
-from cli_support import command
+from cli_support import command, processes
 
 LOOP = "import requests\n\nfor u in urls:\n    requests.get(u)\n"
 NOTE = "flake8-http-pool: worker processes cannot start ("
@@ -63,20 +63,16 @@ _stuck: List[str] = []
 def _session_state(session: int) -> str:
     """Each process of the session: pid, parent, state, where the kernel has it waiting, and its threads."""
     lines = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
+    for entry, fields in processes():
+        if int(fields[3]) != session:  # the process group: the session's leader made it
             continue
         try:
-            with open(f"/proc/{entry}/stat") as handle:
-                fields = handle.read().rsplit(")", 1)[1].split()
-            if int(fields[3]) != session:  # the process group: the session's leader made it
-                continue
             with open(f"/proc/{entry}/wchan") as handle:
                 wchan = handle.read()
             threads = len(os.listdir(f"/proc/{entry}/task"))
             with open(f"/proc/{entry}/cmdline", "rb") as handle:
                 cmdline = handle.read().replace(b"\0", b" ").decode(errors="replace")[-60:]
-        except (OSError, IndexError, ValueError):
+        except OSError:
             continue
         lines.append(f"pid {entry} ppid {fields[1]} state {fields[0]} wchan {wchan} threads {threads}: {cmdline}")
     return "; ".join(lines) or "nothing left"

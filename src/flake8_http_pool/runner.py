@@ -174,6 +174,15 @@ class _LateStart(Exception):
 
 
 def _submit_first(pool: ProcessPoolExecutor, fn: Callable[..., Any], *args: Any) -> "Future[Any]":
+    """`pool.submit(fn, *args)` for a pool not yet started (`_bounded_submit`); the workers that submit forked
+    are kept to be killed at exit, whether it ended well or not (`_remember_workers`)."""
+    try:
+        return _bounded_submit(pool, fn, *args)
+    finally:
+        _remember_workers(pool)
+
+
+def _bounded_submit(pool: ProcessPoolExecutor, fn: Callable[..., Any], *args: Any) -> "Future[Any]":
     """`pool.submit(fn, *args)` for a pool not yet started, given at most START_S (an alarm) when this is the
     main thread.
 
@@ -212,7 +221,7 @@ def _submit_first(pool: ProcessPoolExecutor, fn: Callable[..., Any], *args: Any)
 
 # The worker processes of this process's pools, until they are seen to have exited.
 _forked: List[Any] = []
-_registered: List[Callable[[], None]] = []
+_registered = False  # whether _kill_leftovers is registered to run at exit
 
 
 def _remember_workers(pool: ProcessPoolExecutor) -> None:
@@ -222,15 +231,15 @@ def _remember_workers(pool: ProcessPoolExecutor) -> None:
     but a run out of memory can fail in that shutdown itself, and multiprocessing's own exit handler then joins
     every child still running: a worker waiting on a queue nothing feeds, whose manager thread died, hung the
     run there (once in CI, `check` under `ulimit -v`)."""
-    global _forked
+    global _forked, _registered
     import atexit
     import threading
 
     processes = list((getattr(pool, "_processes", None) or {}).values())
     if not processes:
         return
-    if _kill_leftovers not in _registered:
-        _registered.append(_kill_leftovers)
+    if not _registered:
+        _registered = True
         # Where concurrent.futures registers its own exit call, which wakes each pool's manager thread and joins
         # it (a manager joins its workers): registered after it, this runs before it, as before multiprocessing's
         # atexit handler that joins every child still running.
@@ -261,10 +270,7 @@ def _submit(pool: ProcessPoolExecutor, chunk: List[Any]) -> "Future[List[Any]]":
         if id(pool) in _abandoned:
             raise _NoWorkers(f"the pool's manager thread did not start within {START_S:g} s")
         if getattr(pool, "_executor_manager_thread", None) is None:  # (the first submit makes it)
-            try:
-                return _submit_first(pool, _run_chunk, chunk)
-            finally:
-                _remember_workers(pool)  # forked by that submit, whether it ended well or not
+            return _submit_first(pool, _run_chunk, chunk)
         return pool.submit(_run_chunk, chunk)
     except _NoWorkers as error:
         failed.set_exception(error)

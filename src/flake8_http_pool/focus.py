@@ -123,21 +123,15 @@ def focused_seeds(targets: Iterable[str], paths: List[str], options_of: Callable
                   cache: Any = None, findings: bool = False) -> Dict[str, Any]:
     """`project.project_seeds` for the files `targets` (absolute paths among `paths`): the same seeds for
     them, from the modules that can matter to them; the seeds of other files are not to be used."""
-    from .project import ModuleMap, _Absolute, _solve_gated, absolute_path, project_root
+    from .project import ModuleMap, _solve_gated, absolute_path, project_root
     from .project_cache import LocalModules
-    from .source_files import SourceError, read_bytes
+    from .source_files import read_or_none
 
     absolute = [absolute_path(path) for path in paths]
     modules = ModuleMap(absolute, project_root(absolute))
-
-    def read(path: str) -> Optional[bytes]:
-        try:
-            return read_bytes(path, options_of(path).max_file_size)
-        except SourceError:
-            return None
-
     local = LocalModules(options_of, cache, findings=findings)
     wanted = [absolute_path(path) for path in targets]
-    first = focused_first(wanted, modules, local.first, read)
-    return _solve_gated(_Absolute(absolute), first, local.search, local.summary, local.words,  # type: ignore[arg-type]
+    first = focused_first(wanted, modules, local.first,
+                          lambda path: read_or_none(path, options_of(path).max_file_size))
+    return _solve_gated(absolute, first, local.search, local.summary, local.words,  # type: ignore[arg-type]
                         plain_rounds=PLAIN_ROUNDS, modules=modules)

@@ -218,12 +218,11 @@ def solved_project(root: str, options: Options, exclude: Sequence[str] = (),
     cache = ProjectCache.open(folder, _note_once, root, quiet_when_unwritable=True)
     if cache is None:
         if focus is not None:
-            from .focus import focused_seeds
-
-            return _only(focus, focused_seeds([focus], files, lambda _: options))
+            return _focused(None, options, files, focus)
         from .project import project_seeds
 
         return project_seeds(files, lambda _: options)
+    _FOLDERS[(root, options)] = folder  # (known_findings reads the modules' entries there)
     fingerprint = options_fingerprint(options)
     index_key = f"{root}\0{fingerprint}"
     solved_key = "solved\0" + index_key
@@ -233,6 +232,10 @@ def solved_project(root: str, options: Options, exclude: Sequence[str] = (),
     # When nothing changed, that is all an editor's lint reads (the index's 10,000 entries cost more than the
     # stats themselves); otherwise the index tells which files to read again.
     quick = _quick_digest(files, signatures)
+
+    def all_settled() -> bool:  # what the digest vouches for is kept only then (see project_cache.settled)
+        return all(signature is not None and settled(signature, started) for signature in signatures)
+
     quick_key = "quick\0" + index_key
     last_quick = cache.load_blob("s", quick_key, shapes.pair_of_text)
     hashes: Optional[List[Tuple[str, str]]] = None
@@ -242,22 +245,21 @@ def solved_project(root: str, options: Options, exclude: Sequence[str] = (),
         # so an editor linting it again, nothing changed, reads nothing more.
         focused_key = f"focused\0{index_key}\0{focus}"
         kept = cache.load_blob("s", focused_key, shapes.plugin_solved)
-        _FOLDERS[(root, options)] = folder
         if kept is not None and kept[0] == quick:
             return Focused(kept[1])
-        found = _focused(root, options, folder, cache, files, focus)
-        if all(signature is not None and settled(signature, started) for signature in signatures):
+        found = _focused(cache, options, files, focus)
+        if all_settled():
             cache.store_blob("s", focused_key, (quick, dict(found)))
         return found
     if last_quick is not None and last_quick[0] == quick:
         state = last_quick[1]
     else:
         hashes, state = _hashes_by_index(cache, "index\0" + index_key, files, signatures, options.max_file_size)
-        if all(signature is not None and settled(signature, started) for signature in signatures):
+        if all_settled():
             cache.store_blob("s", quick_key, (quick, state))
     found = _solved(cache.load_blob("s", solved_key, shapes.plugin_solved), state)
     if found is None and focus is not None:
-        return _focused(root, options, folder, cache, files, focus)  # (the solve kept for this state is gone)
+        return _focused(cache, options, files, focus)  # (the solve kept for this state is gone)
     if found is None:
         if hashes is None:
             hashes, state = _hashes_by_index(cache, "index\0" + index_key, files, signatures, options.max_file_size)
@@ -282,7 +284,6 @@ def solved_project(root: str, options: Options, exclude: Sequence[str] = (),
                                            first=_noting_passed_over(first, options, files, signatures),
                                            search=search, load=local.summary, words=words))
                 cache.store_blob("s", solved_key, (state, found))
-    _FOLDERS[(root, options)] = folder
     return found
 
 
@@ -290,18 +291,13 @@ class Focused(Dict[str, ModuleSeeds]):
     """The seeds solved_project found for one file from the modules that can matter to it: not the project's."""
 
 
-def _focused(root: str, options: Options, folder: str, cache: Any, files: List[str], focus: str) -> Focused:
-    """The seeds of `focus` from the modules of `files` that can matter to it (focus.py), each module's summary
-    through the cache."""
+def _focused(cache: Any, options: Options, files: List[str], focus: str) -> Focused:
+    """The seeds of `focus` alone (the others a focused solve gives are not the project's) from the modules of
+    `files` that can matter to it (focus.py), each module's summary through the cache."""
     from .focus import focused_seeds
 
-    _FOLDERS[(root, options)] = folder
-    return _only(focus, focused_seeds([focus], files, lambda _: options, cache, findings=True))
-
-
-def _only(path: str, seeds: Dict[str, ModuleSeeds]) -> Focused:
-    """The seeds of `path` alone: a focused solve's others are not a whole solve's."""
-    return Focused({path: seeds[path]} if path in seeds else {})
+    seeds = focused_seeds([focus], files, lambda _: options, cache, findings=True)
+    return Focused({focus: seeds[focus]} if focus in seeds else {})
 
 
 def _noting_passed_over(first: Any, options: Options, files: List[str],

@@ -204,7 +204,7 @@ FAILURES = {
     # Every worker dies as it starts (no memory left for its first allocations): the pool breaks before any
     # result, and a worker of a new pool cannot run a task that does nothing either.
     "worker start": """
-        def die(job, shared, parent):
+        def die(*args):
             os._exit(1)
         runner._init_worker = die
     """,
@@ -262,6 +262,38 @@ def test_a_run_that_fails_in_its_pool_s_shutdown_still_exits() -> None:
     """)
     assert result is not None, "still running after 30 s: a worker outlived the run"
     assert (result.returncode, result.stdout) == (0, "out of memory\n"), result.stderr
+
+
+def test_a_chunk_the_pool_loses_is_done_in_this_process() -> None:
+    """The thread that feeds a pool's workers, out of memory in its own error handler, died with a chunk: its
+    future never completed, the manager thread lived on and the workers waited on an empty queue (CI, `check`
+    under `ulimit -v`: the run still going after 60 s). Work that no worker moves for IDLE_S is done here."""
+    result = _ends("""
+        import concurrent.futures.process
+        from flake8_http_pool import runner
+        runner.IDLE_S = 1.0
+
+        def exhausted(*args):
+            raise MemoryError
+        concurrent.futures.process._SafeQueue._on_queue_feeder_error = exhausted
+
+        class Item:
+            def __init__(self, value):
+                self.value = value
+            def __reduce__(self):
+                if self.value == 20:
+                    raise MemoryError  # its chunk cannot be sent
+                return (Item, (self.value,))
+
+        def double(shared, item):
+            return item.value * 2
+
+        print(list(runner.Runner(double, None, lambda item: "crashed", 2, chunk_size=3).run(map(Item, range(40)))))
+    """)
+    assert result is not None, "still running after 30 s: a wait on a lost chunk"
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == f"{[item * 2 for item in range(40)]}\n"
+    assert "the pool lost work" in result.stderr
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG")

@@ -26,7 +26,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures.process import BrokenProcessPool
 from itertools import chain, islice
 from types import FrameType
-from typing import Any, Callable, Deque, Generic, Iterable, Iterator, List, Optional, Set, Tuple, TypeVar
+from typing import Any, Callable, Deque, Dict, Generic, Iterable, Iterator, List, Optional, Set, Tuple, TypeVar
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
@@ -41,6 +41,8 @@ _job: Optional[Callable[..., Any]] = None
 _shared: Any = None
 # In a worker: the process that started it (None in the main process).
 _parent_pid: Optional[int] = None
+# In a worker: its pool's tally (`_Activity`), shared with the process that started the pool.
+_tally: Any = None
 
 STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 
@@ -49,6 +51,9 @@ STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SI
 _START_ERRORS = (RuntimeError, OSError, MemoryError)
 # How often a wait on a worker looks whether the pool can still answer (its manager thread is alive).
 POLL_S = 0.5
+# How long a pool may hold work not done while none of its workers runs a chunk or takes a new one, before it is
+# given up (`_Activity`).
+IDLE_S = 10.0
 # How long a worker of a new pool gets to start and run a task that does nothing, when asked whether workers
 # can start at all (after a pool broke before it gave a result).
 PROBE_S = 30.0
@@ -85,9 +90,9 @@ def worker_count(requested: Optional[int], note: Callable[[str], None]) -> int:
     return requested
 
 
-def _init_worker(job: Callable[..., Any], shared: Any, parent: int) -> None:
-    global _job, _shared, _parent_pid
-    _job, _shared = job, shared
+def _init_worker(job: Callable[..., Any], shared: Any, parent: int, tally: Any) -> None:
+    global _job, _shared, _parent_pid, _tally
+    _job, _shared, _tally = job, shared, tally
     # The handlers first: a stop sent while the rest starts up (importing ctypes takes a while) must end the
     # worker quietly, not run a handler inherited from the parent and print its traceback.
     for signum in STOP_SIGNALS:
@@ -98,6 +103,9 @@ def _init_worker(job: Callable[..., Any], shared: Any, parent: int) -> None:
     _parent_pid = parent
     _die_with_parent()
     stop_if_orphaned()  # (after the prctl: a parent that dies from here on is the kernel's to report)
+    if tally is not None:
+        with tally.get_lock():
+            tally[2] += 1
 
 
 # Linux: the C library, loaded by the process that starts a pool so that its forked workers have it already
@@ -150,11 +158,49 @@ def stop_if_orphaned() -> None:
 
 def _run_chunk(chunk: List[Any]) -> List[Any]:
     assert _job is not None
-    results = []
-    for item in chunk:
-        stop_if_orphaned()
-        results.append(_job(_shared, item))
-    return results
+    if _tally is not None:
+        with _tally.get_lock():
+            _tally[0] += 1
+            _tally[1] += 1
+    try:
+        results = []
+        for item in chunk:
+            stop_if_orphaned()
+            results.append(_job(_shared, item))
+        return results
+    finally:
+        if _tally is not None:
+            with _tally.get_lock():
+                _tally[0] -= 1
+
+
+class _Activity:
+    """Whether a pool's workers still move: a tally they share with this process, of the chunks they are running,
+    of those they have taken (`_run_chunk` counts both) and of the workers that have started (`_init_worker`).
+
+    A pool can lose a chunk without a sign: the thread that feeds the workers, out of memory, failed in its own
+    error handler and died (CI, `check` under `ulimit -v`), or dropped a chunk it could not send. Its future then
+    never completes while the manager thread lives on, and every worker waits on an empty queue: a wait for that
+    future hung the run. Work not done while a worker has started but none has run or taken a chunk, nor another
+    started, for IDLE_S is work lost (workers slow to start are not idle: that is START_S's and the probe's)."""
+
+    def __init__(self, tally: Any) -> None:
+        self.tally = tally
+        self.seen: Tuple[int, int] = (-1, -1)
+        self.idle_since: Optional[float] = None
+
+    def stalled(self, now: float) -> bool:
+        running, taken, started = self.tally[0], self.tally[1], self.tally[2]
+        if running or not started or (taken, started) != self.seen:
+            self.seen, self.idle_since = (taken, started), None
+            return False
+        if self.idle_since is None:
+            self.idle_since = now
+        return now - self.idle_since > IDLE_S
+
+
+# Each pool's _Activity, by the pool's id, until it is shut down.
+_activities: Dict[int, _Activity] = {}
 
 
 class _NoWorkers(Exception):
@@ -291,6 +337,7 @@ def _result(pool: ProcessPoolExecutor, future: "Future[Result]", budget: Optiona
     import time
 
     deadline = None if budget is None else time.monotonic() + budget
+    activity = _activities.get(id(pool))
     while True:
         try:
             return future.result(timeout=POLL_S)
@@ -301,7 +348,10 @@ def _result(pool: ProcessPoolExecutor, future: "Future[Result]", budget: Optiona
             if future.done():
                 continue  # completed just before the manager ended
             raise _NoWorkers("the pool's manager thread has died")
-        if deadline is not None and time.monotonic() > deadline:
+        now = time.monotonic()
+        if activity is not None and activity.stalled(now) and not future.done():
+            raise _NoWorkers(f"the pool lost work: no worker ran a task for {IDLE_S:g} s")
+        if deadline is not None and now > deadline:
             raise _NoWorkers(f"no worker answered within {budget:g} s")
 
 
@@ -389,13 +439,17 @@ class Runner(Generic[Item, Result]):
         yield from self._run_in_pool(chain(head, iterator))
 
     def _new_pool(self, workers: Optional[int] = None) -> ProcessPoolExecutor:
+        import multiprocessing
+
         _load_libc()
         _quiet_manager_deaths()
         try:
+            tally = multiprocessing.Array("q", 3)
             pool = ProcessPoolExecutor(max_workers=workers or self.jobs, initializer=_init_worker,
-                                       initargs=(self.job, self.shared, os.getpid()))
+                                       initargs=(self.job, self.shared, os.getpid(), tally))
         except _START_ERRORS as error:
             raise _NoWorkers(_why(error)) from None
+        _activities[id(pool)] = _Activity(tally)
         _quiet_wakeup(pool)
         return pool
 
@@ -551,6 +605,7 @@ def _shut_down(pool: ProcessPoolExecutor) -> None:
         if wakeups is not None:
             wakeups.pop(manager, None)
     _abandoned.discard(id(pool))
+    _activities.pop(id(pool), None)
 
 
 def _quiet_wakeup(pool: ProcessPoolExecutor) -> None:

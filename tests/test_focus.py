@@ -97,3 +97,62 @@ def test_flake8_named_one_file_with_a_cold_cache_reads_the_modules_that_matter_t
     tree = _flake8(tmp_path, ".", log=log)
     mine = [line[2:] for line in tree.stdout.splitlines() if line.startswith("./app/helper.py:")]
     assert one.stdout.splitlines() == mine and "HTP102" in one.stdout, one.stdout + one.stderr + tree.stdout
+
+
+def _check(root: Path, *args: str, source: str = "", cache: Path, log: Path) -> subprocess.CompletedProcess:
+    environment = dict(os.environ)
+    environment["FLAKE8_HTTP_POOL_CACHE_DIR"] = str(cache)
+    environment["FLAKE8_HTTP_POOL_PARSE_LOG"] = str(log)
+    return subprocess.run([sys.executable, "-m", "flake8_http_pool", "check", *args], cwd=root, input=source,
+                          capture_output=True, text=True, timeout=180, env=environment)
+
+
+def test_check_of_an_editor_s_buffer_with_a_cold_cache_reads_the_modules_that_matter_to_it(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    _tree(root, {"pyproject.toml": "", "app/__init__.py": "", "app/helper.py": _HELPER, "app/sync.py": _LOOP,
+                 **{f"app/unrelated_{n}.py": _UNRELATED.format(n=n) for n in range(20)}})
+    log = tmp_path / "parsed.txt"
+    one = _check(root, "--stdin-filename", "app/helper.py", "-", source=_HELPER, cache=tmp_path / "cache", log=log)
+    parsed = sorted(os.path.relpath(line, root) for line in log.read_text().splitlines())
+    # The buffer's file and its caller (whose loop makes it hot), then the buffer itself: no module that never
+    # calls it.
+    assert sorted(set(parsed)) == [os.path.join("app", "helper.py"), os.path.join("app", "sync.py")], parsed
+    tree = _check(root, ".", cache=tmp_path / "cache2", log=log)
+    mine = [line[2:] for line in tree.stdout.splitlines() if line.startswith("./app/helper.py:")]
+    got = [line for line in one.stdout.splitlines() if line.startswith("app/helper.py:")]
+    assert got == mine and "HTP102" in one.stdout, one.stdout + one.stderr + tree.stdout
+    assert one.returncode == tree.returncode == 1
+
+
+@pytest.mark.parametrize("root", FIXTURE_PROJECTS, ids=[p.name for p in FIXTURE_PROJECTS])
+def test_check_of_each_file_s_buffer_gives_what_check_of_the_project_gives_it(root: Path, tmp_path: Path,
+                                                                               monkeypatch, capsys) -> None:
+    """`check --stdin-filename F -`, answered from the modules that can matter to F, against `check .`, for
+    every Python file of a fixture project (the CLI's own entry point, in this process, without a cache)."""
+    import io
+
+    from flake8_http_pool.cli import build_parser
+
+    monkeypatch.chdir(root)
+
+    def check(*argv: str, source: str = "") -> List[str]:
+        args = build_parser().parse_args(["check", "--no-cache", "--jobs", "1", *argv])
+        out, err = io.StringIO(), io.StringIO()
+        args.handler(args, io.StringIO(source), out, err)
+        return [line[2:] if line.startswith("./") else line for line in out.getvalue().splitlines()]
+
+    from flake8_http_pool.plugin_project import root_of
+
+    files = sorted(os.path.relpath(path, root) for path in project_files(str(root)))
+    assert files, root
+    # The whole project of each file: the one above it (outside_project's app/ is a project of its own).
+    wholes = {top: check(top) for top in {os.path.relpath(root_of(str(root / name)) or root, root) for name in files}}
+    different = []
+    for name in files:
+        top = os.path.relpath(root_of(str(root / name)) or root, root)
+        expected = [line for line in wholes[top] if line.startswith(f"{name}:")]
+        got = [line for line in check("--stdin-filename", name, "-", source=(root / name).read_text(encoding="utf-8"))
+               if line.startswith(f"{name}:")]
+        if got != expected:
+            different.append(f"{name}:\n  whole: {expected}\n  buffer: {got}")
+    assert different == []

@@ -415,7 +415,7 @@ def run_check(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: T
     from .discovery import Discovery
     from .report_output import write_report
     from .runner import worker_count
-    from .shards import context_candidates, stdin_project
+    from .shards import context_candidates, stdin_project, stdin_seeds
 
     check_usage(args)
     settings = scan_settings(args, stderr)
@@ -435,6 +435,13 @@ def run_check(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: T
         # The project model needs every module's summary before any file's findings that other modules cause:
         # the candidates are listed (on disk: file_table.py), checked and summarized in the workers, solved here,
         # and the few files that get seeds are checked again (project_check.py).
+        buffer_of = stdin_on_disk(args)
+        if buffer_of is not None and args.project_from is None and args.files_from is None \
+                and set(args.paths) == {STDIN}:
+            # Only an editor's buffer: the seeds of its file from the modules that can matter to it.
+            seeds = stdin_seeds(buffer_of, resolver, lambda files: open_project_cache(
+                args, settings.config, files, _note(stderr)), _note(stderr))
+            return iter(_stdin_results(args, stdin, resolver, errors, seeds))
         table = FileTable()
         table.add(resolver.keyed(discovery.candidates(paths, table.remember), errors))
         if args.project_from is not None:
@@ -443,7 +450,6 @@ def run_check(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: T
             # An editor's buffer (`-` with --stdin-filename naming a file of a project): the project on disk is
             # read, as the flake8 plugin reads it, and the buffer is checked last, under the seeds of the file it
             # stands for.
-            buffer_of = stdin_on_disk(args)
             if buffer_of is not None:
                 table.add_context(stdin_project(buffer_of, resolver))
         cache = open_project_cache(args, settings.config, table.python_paths(), _note(stderr)) \

@@ -562,6 +562,7 @@ def project_results(table: Any, overrides: Any, cache: Optional[ProjectCache], j
     each file is still reported as checked on its own."""
     from .checking import FileResult
     from .project import project_seeds
+    from .project_run import model_failed
     from .reporting import FileReport
     from .runner import Runner
     from .settings import resolved
@@ -654,12 +655,8 @@ def project_results(table: Any, overrides: Any, cache: Optional[ProjectCache], j
                 missed.save()
                 if cache is not None:
                     cache.store_blob("s", solved_key, (state, dict(seeds), tuple(unsummarized)))
-        except (RecursionError, MemoryError) as error:
-            note(f"the project model ran out of resources ({type(error).__name__}): findings across modules are "
-                 "left out")
         except Exception as error:  # noqa: BLE001 - see the docstring
-            note(f"internal error in the project model ({type(error).__name__}: {error}): findings across modules "
-                 "are left out")
+            model_failed(error, note)
     if on_seeds is not None:
         on_seeds(seeds)
     # The reported Python files the solve gave seeds are checked again with them (few), through a stat index

@@ -55,12 +55,19 @@ def project_seeds(files: Sequence[Tuple[str, Any]], overrides: Any, note: Callab
         words = parallel_words(keys, ResolvedOptions(overrides), folder, jobs)
     try:
         return dict(solve_project(keys, options_of, cache=cache, first=first, search=search, words=words) or {})
-    except (RecursionError, MemoryError) as error:
-        note(f"the project model ran out of resources ({type(error).__name__}): findings across modules are left out")
     except Exception as error:  # noqa: BLE001 - see the docstring
+        model_failed(error, note)
+    return {}
+
+
+def model_failed(error: Exception, note: Callable[[str], None]) -> None:
+    """Say in one line that the project model failed (out of resources, or an engine bug): the run goes on
+    without the findings across modules."""
+    if isinstance(error, (RecursionError, MemoryError)):
+        note(f"the project model ran out of resources ({type(error).__name__}): findings across modules are left out")
+    else:
         note(f"internal error in the project model ({type(error).__name__}: {error}): findings across modules "
              "are left out")
-    return {}
 
 
 # From this many Python files, the gate's phases run in worker processes (parallel_gate.py).

@@ -10,7 +10,7 @@ Problems with the project's other files are left to the shards that hold them.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Iterator, List, TextIO
+from typing import Any, Callable, Dict, Iterable, Iterator, List, TextIO
 
 
 def project_paths(name: str, stdin: TextIO) -> List[str]:
@@ -70,3 +70,30 @@ def stdin_project(path: str, resolver: Any) -> List[Any]:
     root = root_of(path)
     files = at_most(project_files(root, (), CACHE_DIR_NAME), project_limit()) if root is not None else None
     return list(_python_candidates(files, resolver)) if files else []
+
+
+def stdin_seeds(path: str, resolver: Any, open_cache: Callable[[List[str]], Any],
+                note: Callable[[str], None]) -> Dict[str, Any]:
+    """`check -`'s seeds for an editor's buffer of `path` (absolute) when the buffer is all the run checks: those
+    of that file alone, from the modules of its project that can matter to it (focus.py), as the flake8 plugin
+    answers for the few files it is named: a buffer checked with a cold cache costs those modules, not a solve
+    of the whole project. `open_cache(files)`: the project cache for the project's files, or None. A failure of
+    the model costs the findings across modules, said through `note`, as in project_check."""
+    import os
+
+    from .focus import focused_seeds
+    from .project_run import model_failed
+    from .settings import resolved
+
+    candidates = stdin_project(path, resolver)
+    keys = {os.path.abspath(candidate.path): candidate.key for candidate in candidates}
+    if len(keys) < 2 or path not in keys:
+        return {}  # no project to solve (as project_check solves none), or the buffer's file is not of it
+    files = list(keys)
+    try:
+        seeds = focused_seeds([path], files, lambda file: resolved(resolver.overrides, keys[file]).options,
+                              open_cache(files))
+    except Exception as error:  # noqa: BLE001 - see the docstring
+        model_failed(error, note)
+        return {}
+    return {path: seeds[path]} if path in seeds else {}

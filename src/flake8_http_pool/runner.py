@@ -363,10 +363,16 @@ _told = False
 _hooked = False
 
 
+# What a pool's own threads die of when memory runs out: a start error, a failed allocation, or one CPython
+# reports as `SystemError: error return without exception set` (met in the manager thread under `ulimit -v`).
+_THREAD_DEATHS = (*_START_ERRORS, SystemError)
+
+
 def _quiet_manager_deaths() -> None:
-    """Keep threading's hook from printing a traceback for a pool's manager thread that died of a start error
-    (it could not start the thread that feeds the workers): `_result` finds the pool dead, and the run goes on
-    in this process with one line said. Any other thread's exception goes to the hook there was."""
+    """Keep threading's hook from printing a traceback for a pool's own thread (its manager, the thread that
+    feeds its workers) that died out of memory or of a start error (it could not start the feeder): `_result`
+    finds the pool dead or stalled, and the run goes on in this process with one line said. Any other thread's
+    exception goes to the hook there was."""
     global _hooked
     if _hooked:
         return
@@ -376,7 +382,9 @@ def _quiet_manager_deaths() -> None:
     previous = threading.excepthook
 
     def hook(args: Any) -> None:
-        if type(args.thread).__name__ == "_ExecutorManagerThread" and isinstance(args.exc_value, _START_ERRORS):
+        thread = args.thread
+        ours = type(thread).__name__ == "_ExecutorManagerThread" or getattr(thread, "name", "") == "QueueFeederThread"
+        if ours and isinstance(args.exc_value, _THREAD_DEATHS):
             return
         previous(args)
 
@@ -389,7 +397,7 @@ def _tell_once(why: str) -> None:
     if not _told:
         _told = True
         try:
-            sys.stderr.write(f"flake8-http-pool: worker processes cannot start ({why}); working in this process\n")
+            sys.stderr.write(f"flake8-http-pool: worker processes cannot be used ({why}); working in this process\n")
             sys.stderr.flush()
         except (OSError, ValueError, AttributeError):
             pass

@@ -11,7 +11,8 @@ packages' `__init__.py` files), copied 2 times (770 files) and 10 times (3,850) 
   removed before each cold run).
 - Goal 1: one file linted alone by flake8 with a cold cache (pre-commit in CI), at most 2x flake8 without the
   plugin on that file for 9 files in 10 of a fixed sample of 40, and none slower than flake8 with the plugin on
-  the whole project, cold.
+  the whole project, cold; the same for `check --stdin-filename FILE -` (an editor's buffer) against
+  `check --no-cache FILE`, none slower than `check --no-cache` on the whole project.
 
 Each command is a child process, timed by _common.timed_run (CPU time of the command and its workers beside the
 wall time); rounds alternate their order; the ratios are of the medians. A command still running after
@@ -155,13 +156,18 @@ GOAL_ONE_FILE = 2.0
 ONE_FILE_SHARE = 0.9
 
 
-def _one_file_rounds(root: Path, envs: Dict[str, Path], count: int) -> List[Tuple[str, Timed, Timed]]:
-    """`count` Python files of `root` (a fixed sample), each linted alone by flake8 without the plugin and with
-    it on a cold cache (its folder removed first): (file, without, with)."""
+def _sample(root: Path, count: int) -> List[str]:
+    """A fixed sample of `count` Python files of `root`, relative to it."""
     import random
 
     files = sorted(str(path.relative_to(root)) for path in root.rglob("*.py"))
-    chosen = random.Random(33).sample(files, min(count, len(files)))
+    return random.Random(33).sample(files, min(count, len(files)))
+
+
+def _one_file_rounds(root: Path, envs: Dict[str, Path], count: int) -> List[Tuple[str, Timed, Timed]]:
+    """`count` Python files of `root` (a fixed sample), each linted alone by flake8 without the plugin and with
+    it on a cold cache (its folder removed first): (file, without, with)."""
+    chosen = _sample(root, count)
     found = []
     for name in chosen:
         without = timed_run([str(envs["without"] / "bin" / "flake8"), "--isolated", "--exit-zero", name],
@@ -174,18 +180,43 @@ def _one_file_rounds(root: Path, envs: Dict[str, Path], count: int) -> List[Tupl
     return found
 
 
-def _one_file_goal(runs: List[Tuple[str, Timed, Timed]], whole_cold: Sequence[Timed]) -> dict:
+def _buffer_rounds(root: Path, count: int) -> List[Tuple[str, Timed, Timed]]:
+    """The same files, each checked as an editor's buffer (`check --stdin-filename FILE -`, the file on standard
+    input) with a cold cache, beside its one-file floor, `check --no-cache FILE` (that file alone, no project
+    model): (file, floor, buffer)."""
+    found = []
+    for name in _sample(root, count):
+        floor = timed_run([tool("flake8-http-pool"), "check", "--isolated", "--no-cache", "--exit-zero", name],
+                          cwd=str(root))
+        shutil.rmtree(root / CACHE_FOLDER, ignore_errors=True)
+        buffer = timed_run(["sh", "-c", 'exec "$0" check --isolated --exit-zero --stdin-filename "$1" - < "$1"',
+                            tool("flake8-http-pool"), name], cwd=str(root), limit=TIME_LIMIT_S)
+        found.append((name, floor, buffer))
+    shutil.rmtree(root / CACHE_FOLDER, ignore_errors=True)
+    return found
+
+
+def _one_file_goal(runs: List[Tuple[str, Timed, Timed]], whole_cold: Sequence[Timed],
+                   what: str = "flake8 with the plugin vs without") -> dict:
     ratios = sorted(((cold.seconds / without.seconds, name, cold.seconds) for name, without, cold in runs),
                     reverse=True)
     within = sum(1 for ratio, _, _ in ratios if ratio <= GOAL_ONE_FILE) / len(ratios)
     worst_ratio, worst, worst_s = ratios[0]
     bounded = worst_s <= _med(whole_cold)
-    return {"goal": f"one file, cold cache: flake8 with the plugin vs without, {len(ratios)} files of the dense "
+    return {"goal": f"one file, cold cache: {what}, {len(ratios)} files of the dense "
                     f"project", "target": f"<= {GOAL_ONE_FILE}x for {ONE_FILE_SHARE:.0%}, none over the whole "
                     "project's cold run", "ok": within >= ONE_FILE_SHARE and bounded,
             "measured": f"{within:.0%} within {GOAL_ONE_FILE}x; median {median([r for r, _, _ in ratios]):.2f}x; "
                         f"worst {worst_ratio:.1f}x ({fmt_s(worst_s)}, `{worst}`) vs the whole project cold "
                         f"{fmt_s(_med(whole_cold))}"}
+
+
+def _one_file_rows(label: str, runs: List[Tuple[str, Timed, Timed]]) -> List[str]:
+    ratios = sorted(cold.seconds / floor.seconds for _, floor, cold in runs)
+    return [f"| {label}: median | {fmt_s(median([f.seconds for _, f, _ in runs]))} | "
+            f"{fmt_s(median([c.seconds for _, _, c in runs]))} | {median(ratios):.2f} |",
+            f"| {label}: 90th percentile ratio | | | {ratios[min(len(ratios) - 1, int(0.9 * len(ratios)))]:.2f} |",
+            f"| {label}: worst ratio | | | {ratios[-1]:.2f} |"]
 
 
 def _files(root: Path) -> int:
@@ -207,6 +238,7 @@ def run(quick: bool) -> dict:
     checks = {small_copies: _check_rounds(small, check_rounds), large_copies: _check_rounds(large, large_rounds)}
     flake8 = _flake8_rounds(small, envs, flake8_rounds)
     one_file = _one_file_rounds(small, envs, 4 if quick else 40)
+    buffers = _buffer_rounds(small, 4 if quick else 40)
     sizes = {small_copies: _files(small), large_copies: _files(large)}
 
     goal_rows = [
@@ -216,6 +248,8 @@ def run(quick: bool) -> dict:
         *(_ratio_goal(f"flake8 with the plugin vs without, {sizes[small_copies]:,} files, cache {state}",
                       GOAL_FLAKE8, flake8[state], flake8["without"]) for state in ("warm", "cold")),
         _one_file_goal(one_file, flake8["cold"]),
+        _one_file_goal(buffers, checks[small_copies]["check"],
+                       "`check --stdin-filename FILE -` vs `check --no-cache FILE`"),
     ]
     header = ["| command | median | min | max | ratio | CPU (median) | CPU ratio |",
               "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
@@ -243,19 +277,18 @@ def run(quick: bool) -> dict:
         _row("with the plugin, cache warm", flake8["warm"], flake8["without"]),
         _row("with the plugin, cache cold", flake8["cold"], flake8["without"]),
     ]
-    ratios = sorted(cold.seconds / without.seconds for _, without, cold in one_file)
     table += [
         "",
         f"One file at a time ({len(one_file)} files of the {sizes[small_copies]:,}-file project, a fixed sample): "
         "flake8 `--isolated` on that file alone, without the plugin and with it on a cold cache (its folder "
-        "removed first), as pre-commit in CI runs it. One round each.",
+        "removed first), as pre-commit in CI runs it; and `check` given the file as an editor's buffer "
+        "(`--stdin-filename FILE -`) on a cold cache, beside `check --no-cache FILE` (the file alone, no project "
+        "model). One round each.",
         "",
-        "| | without the plugin | with it, cold | ratio |",
+        "| | floor | cold | ratio |",
         "| --- | ---: | ---: | ---: |",
-        f"| median | {fmt_s(median([w.seconds for _, w, _ in one_file]))} | "
-        f"{fmt_s(median([c.seconds for _, _, c in one_file]))} | {median(ratios):.2f} |",
-        f"| 90th percentile ratio | | | {ratios[min(len(ratios) - 1, int(0.9 * len(ratios)))]:.2f} |",
-        f"| worst ratio | | | {ratios[-1]:.2f} |",
+        *_one_file_rows("flake8: without the plugin, with it", one_file),
+        *_one_file_rows("`check`: FILE, the buffer", buffers),
     ]
     notes = ["The tool runs two workers on two cores, so `check` within 1.0x of one process parsing means its own "
              "cost per file (read, gate, parse, engine walk, rules, summary, solve, reporting) stays under one "
@@ -263,6 +296,7 @@ def run(quick: bool) -> dict:
     raw = {f"{kind}_{n}": [run.seconds for run in runs] for n, found in checks.items() for kind, runs in found.items()}
     raw.update({f"flake8_{kind}": [run.seconds for run in runs] for kind, runs in flake8.items()})
     raw["one_file"] = [(name, without.seconds, cold.seconds) for name, without, cold in one_file]
+    raw["buffer"] = [(name, floor.seconds, buffer.seconds) for name, floor, buffer in buffers]
     return {"title": title, "goal_rows": goal_rows, "table": "\n".join(table), "notes": notes, "raw": raw}
 
 

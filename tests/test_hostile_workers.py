@@ -360,3 +360,21 @@ def test_a_failed_allocation_that_cpython_calls_a_system_error_is_out_of_memory(
     assert capfd.readouterr().err == OUT_OF_MEMORY
     assert cli._internal_error(ValueError("a bug")) == cli.EXIT_ERROR
     assert capfd.readouterr().err == "flake8-http-pool: internal error: ValueError: a bug\n"
+
+
+def test_what_a_pool_s_thread_meets_past_its_run_is_not_printed() -> None:
+    """Out of memory in the start of the thread that feeds a pool's workers, threading's bootstrap then failed to
+    forget it (KeyError in `_delete`), which Python printed as a traceback "in thread started by" (3.11 under
+    `ulimit -v` at 47,500 KiB); the pool is found dead and the run goes on. Another thread's is still shown."""
+    import threading
+    from types import SimpleNamespace
+
+    from flake8_http_pool import cli, runner  # noqa: F401 - the hook looks for the runner among the modules
+
+    shown: List[str] = []
+    hook = cli._unraisable_hook(lambda unraisable: shown.append(unraisable.object.__self__.name))
+    for name in ("QueueFeederThread", "mine"):
+        thread = threading.Thread(name=name)
+        hook(SimpleNamespace(exc_type=KeyError, exc_value=KeyError(1), exc_traceback=None,
+                             err_msg="Exception ignored in thread started by", object=thread._bootstrap))
+    assert shown == ["mine"]

@@ -368,6 +368,11 @@ _hooked = False
 _THREAD_DEATHS = (*_START_ERRORS, SystemError)
 
 
+def pool_thread(thread: Any) -> bool:
+    """Whether `thread` is one of a process pool's own threads: its manager, or the thread feeding its workers."""
+    return type(thread).__name__ == "_ExecutorManagerThread" or getattr(thread, "name", None) == "QueueFeederThread"
+
+
 def _quiet_manager_deaths() -> None:
     """Keep threading's hook from printing a traceback for a pool's own thread (its manager, the thread that
     feeds its workers) that died out of memory or of a start error (it could not start the feeder): `_result`
@@ -382,9 +387,7 @@ def _quiet_manager_deaths() -> None:
     previous = threading.excepthook
 
     def hook(args: Any) -> None:
-        thread = args.thread
-        ours = type(thread).__name__ == "_ExecutorManagerThread" or getattr(thread, "name", "") == "QueueFeederThread"
-        if ours and isinstance(args.exc_value, _THREAD_DEATHS):
+        if pool_thread(args.thread) and isinstance(args.exc_value, _THREAD_DEATHS):
             return
         previous(args)
 

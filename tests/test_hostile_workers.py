@@ -169,60 +169,7 @@ def _run_script(setup: str) -> subprocess.CompletedProcess:
 
 
 FAILURES = {
-    # The pool's manager thread starts, then cannot start the thread that feeds the workers, and dies: its
-    # futures never complete (this is what hung `fix --diff` under `ulimit -v 50000`).
-    "feeder thread": """
-        import multiprocessing.queues
-        def refuse(self):
-            raise RuntimeError("can't start new thread")
-        multiprocessing.queues.Queue._start_thread = refuse
-    """,
-    # No thread starts at all: the pool's first submit raises.
-    "manager thread": """
-        import threading
-        def refuse(self):
-            raise RuntimeError("can't start new thread")
-        threading.Thread.start = refuse
-    """,
-    # The manager thread dies in its bootstrap before it says it has begun (under a memory limit: every run of
-    # Python 3.13 at 47.5 MB here): threading.Thread.start() waits for that word for ever, and the run hung.
-    "manager thread's bootstrap": """
-        import threading
-        begin = threading.Thread._bootstrap_inner
-        def die(self):
-            if type(self).__name__ != "_ExecutorManagerThread":
-                begin(self)
-        threading.Thread._bootstrap_inner = die
-        runner.START_S = 2.0
-    """,
-    # The manager thread dies of a failed allocation that CPython reports as a SystemError (3.11 under `ulimit
-    # -v`): its traceback was printed before the run went on.
-    "manager thread's failed allocation": """
-        import concurrent.futures.process
-        def die(self):
-            raise SystemError("error return without exception set")
-        concurrent.futures.process._ExecutorManagerThread.run = die
-    """,
-    # The thread that feeds the workers cannot send a chunk and dies in its own error handler (out of memory
-    # there too): the chunk's future never completes, the manager thread lives on, every worker waits on an
-    # empty queue (CI, `check` under `ulimit -v`: the run still going after 60 s). Work that no worker moves
-    # for IDLE_S is done here.
-    "a chunk the feeder loses": """
-        import concurrent.futures.process, multiprocessing.reduction
-        runner.IDLE_S = 1.0
-        parent, sent, dumps = os.getpid(), [], multiprocessing.reduction.ForkingPickler.dumps
-        def failing(*args, **kwargs):
-            if os.getpid() == parent:
-                sent.append(1)
-                if len(sent) == 3:
-                    raise MemoryError
-            return dumps(*args, **kwargs)
-        multiprocessing.reduction.ForkingPickler.dumps = failing
-        def exhausted(*args):
-            raise MemoryError
-        concurrent.futures.process._SafeQueue._on_queue_feeder_error = exhausted
-    """,
-    # fork fails (ENOMEM, or a process limit): the first submit raises OSError.
+    # fork fails (ENOMEM, or a process limit): starting the pool raises OSError.
     "fork": """
         def refuse():
             raise OSError(errno.ENOMEM, "Cannot allocate memory")
@@ -234,6 +181,13 @@ FAILURES = {
         def die(*args):
             os._exit(1)
         runner._init_worker = die
+    """,
+    # The pipes to the workers break as chunks go out (a worker gone): the same, seen by the send.
+    "pipe": """
+        import multiprocessing.connection
+        def broken(self, obj):
+            raise BrokenPipeError(32, "Broken pipe")
+        multiprocessing.connection.Connection.send = broken
     """,
 }
 
@@ -264,20 +218,14 @@ def _ends(script: str, timeout: float = 30) -> Optional[subprocess.CompletedProc
 
 @pytest.mark.skipif(sys.platform == "win32", reason="the pools fork")
 def test_a_run_that_fails_in_its_pool_s_shutdown_still_exits() -> None:
-    """Out of memory in the shutdown itself: the workers of a pool whose manager thread died were neither stopped
-    nor waited for, and multiprocessing's exit handler joined them for ever (they wait on a queue nothing
-    feeds). Workers still running at exit are killed first."""
+    """Out of memory in the shutdown itself: the workers were neither told to stop nor stopped. The run still
+    ends: a worker's pipe closes with its parent, and multiprocessing stops the daemonic workers at exit."""
     result = _ends("""
-        import multiprocessing.queues
         from flake8_http_pool import runner
-
-        def refuse(self):
-            raise RuntimeError("can't start new thread")
-        multiprocessing.queues.Queue._start_thread = refuse  # the manager thread dies: see "feeder thread"
 
         def exhausted(pool):
             raise MemoryError
-        runner._stop_workers = runner._shut_down = exhausted
+        runner._Pool.close = runner._Pool.stop = exhausted
 
         def double(shared, item):
             return item * 2
@@ -360,21 +308,3 @@ def test_a_failed_allocation_that_cpython_calls_a_system_error_is_out_of_memory(
     assert capfd.readouterr().err == OUT_OF_MEMORY
     assert cli._internal_error(ValueError("a bug")) == cli.EXIT_ERROR
     assert capfd.readouterr().err == "flake8-http-pool: internal error: ValueError: a bug\n"
-
-
-def test_what_a_pool_s_thread_meets_past_its_run_is_not_printed() -> None:
-    """Out of memory in the start of the thread that feeds a pool's workers, threading's bootstrap then failed to
-    forget it (KeyError in `_delete`), which Python printed as a traceback "in thread started by" (3.11 under
-    `ulimit -v` at 47,500 KiB); the pool is found dead and the run goes on. Another thread's is still shown."""
-    import threading
-    from types import SimpleNamespace
-
-    from flake8_http_pool import cli, runner  # noqa: F401 - the hook looks for the runner among the modules
-
-    shown: List[str] = []
-    hook = cli._unraisable_hook(lambda unraisable: shown.append(unraisable.object.__self__.name))
-    for name in ("QueueFeederThread", "mine"):
-        thread = threading.Thread(name=name)
-        hook(SimpleNamespace(exc_type=KeyError, exc_value=KeyError(1), exc_traceback=None,
-                             err_msg="Exception ignored in thread started by", object=thread._bootstrap))
-    assert shown == ["mine"]

@@ -592,17 +592,12 @@ def _unraisable_hook(previous: Callable[[Any], None]) -> Callable[[Any], None]:
     """A hook that drops what a destructor, a finalizer or a thread's start could not do because memory ran out
     (Python prints those as a traceback); the run says `out of memory` itself, or works on in one process when a
     pool's thread could not start. An allocation that failed can also surface as CPython's `SystemError: error
-    return without exception set` (a SystemError is the interpreter's, never the user's to act on). So does
-    whatever a pool's own thread met in its start, past its run (out of memory there, threading's bootstrap
-    failed to forget the thread: a KeyError): the pool is found dead and the run goes on. Anything else goes
-    to `previous`."""
+    return without exception set` (a SystemError is the interpreter's, never the user's to act on). Anything
+    else goes to `previous`."""
     def hook(unraisable: Any) -> None:
         # Nothing here may allocate much: the hook itself runs out of memory where it is needed.
         try:
             if isinstance(unraisable.exc_value, (MemoryError, SystemError)):
-                return
-            runner = sys.modules.get(f"{__package__}.runner")  # (no pool thread without it)
-            if runner is not None and runner.pool_thread(getattr(unraisable.object, "__self__", None)):
                 return
             previous(unraisable)
         except MemoryError:

@@ -4,15 +4,21 @@ Work goes out in small chunks of paths as they are discovered, with a bounded nu
 neither the path list nor the results of a big tree are ever held whole, and no task carries more than its
 own chunk (libcst's runner pickles the whole path list into every task, which is quadratic).
 
+The pool is the standard library's processes and pipes (multiprocessing.Process, Pipe, connection.wait), driven
+from this process's main thread alone: no thread of its own. concurrent.futures' pool moves work and results
+through a manager thread and a feeder thread; under a memory limit (`ulimit -v`) either could die, or drop a
+chunk, without a sign the main thread could see, and runs hung (CI, four shapes of it). Here a failed send, a
+failed receive and a failed start are exceptions where the work is driven, and a worker that dies is seen by its
+process sentinel.
+
 Stopping: a worker that gets SIGINT, SIGTERM or SIGHUP exits at once (a write in progress completes first, as
 every write of a worker holds those signals back, so no temporary file is left). The main process, stopped by
 an exception, sends its workers SIGTERM before waiting for them. A worker dies with the main process even
 when that is killed outright (SIGKILL): on Linux the kernel kills it (PR_SET_PDEATHSIG), elsewhere it notices
-its parent is gone before the next file and before each write.
+its parent is gone before the next file and before each write; it also ends when its pipe to the parent closes.
 
-Workers that cannot start (no memory for a process or a thread, `ulimit -v`, a process limit) never stop a
-run: the work left is done in this process, said once. No wait on a pool is for ever: a pool whose manager
-thread has died (it could not start the thread that feeds the workers) is found by a wait in short rounds.
+Workers that cannot start (no memory for a process, `ulimit -v`, a process limit) never stop a run: the work
+left is done in this process, said once.
 """
 
 from __future__ import annotations
@@ -21,42 +27,37 @@ import os
 import signal
 import sys
 from collections import deque
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures import TimeoutError as FutureTimeout
-from concurrent.futures.process import BrokenProcessPool
 from itertools import chain, islice
 from types import FrameType
-from typing import Any, Callable, Deque, Dict, Generic, Iterable, Iterator, List, Optional, Set, Tuple, TypeVar
+from typing import Any, Callable, Deque, Dict, Generic, Iterable, Iterator, List, Optional, Tuple, TypeVar
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
 
 CHUNK_SIZE = 16
 CHUNKS_IN_FLIGHT_PER_WORKER = 4
+# The chunks a worker is given at once: the one it runs and one waiting in its pipe, so that it starts the next
+# while this process is busy with results.
+TASKS_PER_WORKER = 2
 # The items a pool of a job that parses files is given before it is replaced (Runner's `renew_after`).
 RENEW_AFTER = 1024
 
-# Set in each worker by the pool initializer, so the job and its settings are pickled once per worker.
+# Set in each worker as it starts, so the job and its settings are handed over once per worker.
 _job: Optional[Callable[..., Any]] = None
 _shared: Any = None
 # In a worker: the process that started it (None in the main process).
 _parent_pid: Optional[int] = None
-# In a worker: its pool's tally (`_Activity`), shared with the process that started the pool.
-_tally: Any = None
 
 STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 
-# What starting a pool's processes or threads raises when the system has none to give: `can't start new thread`
-# (RuntimeError), fork's ENOMEM or EAGAIN (OSError), or no memory for the pool's own structures.
-_START_ERRORS = (RuntimeError, OSError, MemoryError)
-# How often a wait on a worker looks whether the pool can still answer (its manager thread is alive).
-POLL_S = 0.5
-# How long a pool may hold work not done while none of its workers runs a chunk or takes a new one, before it is
-# given up (`_Activity`).
-IDLE_S = 10.0
-# How long a worker of a new pool gets to start and run a task that does nothing, when asked whether workers
-# can start at all (after a pool broke before it gave a result).
+# What starting a worker raises when the system has none to give: fork's ENOMEM or EAGAIN (OSError), or no memory
+# for the pool's own structures.
+_START_ERRORS = (OSError, MemoryError, RuntimeError)
+# How long a worker of a new pool gets to start and run an empty chunk, when asked whether workers can start at
+# all (after a pool broke before it gave a result).
 PROBE_S = 30.0
+# How long the workers of a finished pool get to exit before they are stopped (their results are all in hand).
+SHUTDOWN_GRACE_S = 2.0
 
 
 class Interrupted(BaseException):
@@ -90,22 +91,43 @@ def worker_count(requested: Optional[int], note: Callable[[str], None]) -> int:
     return requested
 
 
-def _init_worker(job: Callable[..., Any], shared: Any, parent: int, tally: Any) -> None:
-    global _job, _shared, _parent_pid, _tally
-    _job, _shared, _tally = job, shared, tally
+def _init_worker(job: Callable[..., Any], shared: Any, parent: int) -> None:
+    global _job, _shared, _parent_pid
+    _job, _shared = job, shared
     # The handlers first: a stop sent while the rest starts up (importing ctypes takes a while) must end the
     # worker quietly, not run a handler inherited from the parent and print its traceback.
     for signum in STOP_SIGNALS:
         signal.signal(signum, _worker_stop)
     # `parent` is the pid of the process that forked this one, passed in: one read here with getppid() is
     # already init's when the parent died first, and neither the kernel's signal (asked for below, too late) nor
-    # the orphan check would then ever stop this worker, left waiting on its queue holding the parent's stdout.
+    # the orphan check would then ever stop this worker.
     _parent_pid = parent
     _die_with_parent()
     stop_if_orphaned()  # (after the prctl: a parent that dies from here on is the kernel's to report)
-    if tally is not None:
-        with tally.get_lock():
-            tally[2] += 1
+
+
+def _serve(conn: Any, job: Callable[..., Any], shared: Any, parent: int) -> None:
+    """A worker's life: chunks in from its pipe, each one's results (or the exception it raised) out, until
+    the pipe says stop (None) or closes."""
+    _init_worker(job, shared, parent)
+    while True:
+        try:
+            message = conn.recv()
+        except (EOFError, OSError):
+            return  # the parent is gone
+        if message is None:
+            return
+        number, chunk = message
+        try:
+            reply: Tuple[int, bool, Any] = (number, True, _run_chunk(chunk))
+        except Exception as error:  # the job's own: raised again in the parent, as a pool's future raises it
+            reply = (number, False, error)
+        try:
+            conn.send(reply)
+        except (EOFError, OSError):
+            return
+        except Exception as error:  # a result or an exception that does not pickle
+            conn.send((number, False, RuntimeError(f"{type(error).__name__}: {error}")))
 
 
 # Linux: the C library, loaded by the process that starts a pool so that its forked workers have it already
@@ -158,201 +180,154 @@ def stop_if_orphaned() -> None:
 
 def _run_chunk(chunk: List[Any]) -> List[Any]:
     assert _job is not None
-    if _tally is not None:
-        with _tally.get_lock():
-            _tally[0] += 1
-            _tally[1] += 1
-    try:
-        results = []
-        for item in chunk:
-            stop_if_orphaned()
-            results.append(_job(_shared, item))
-        return results
-    finally:
-        if _tally is not None:
-            with _tally.get_lock():
-                _tally[0] -= 1
-
-
-class _Activity:
-    """Whether a pool's workers still move: a tally they share with this process, of the chunks they are running,
-    of those they have taken (`_run_chunk` counts both) and of the workers that have started (`_init_worker`).
-
-    A pool can lose a chunk without a sign: the thread that feeds the workers, out of memory, failed in its own
-    error handler and died (CI, `check` under `ulimit -v`), or dropped a chunk it could not send. Its future then
-    never completes while the manager thread lives on, and every worker waits on an empty queue: a wait for that
-    future hung the run. Work not done while a worker has started but none has run or taken a chunk, nor another
-    started, for IDLE_S is work lost (workers slow to start are not idle: that is START_S's and the probe's)."""
-
-    def __init__(self, tally: Any) -> None:
-        self.tally = tally
-        self.seen: Tuple[int, int] = (-1, -1)
-        self.idle_since: Optional[float] = None
-
-    def stalled(self, now: float) -> bool:
-        running, taken, started = self.tally[0], self.tally[1], self.tally[2]
-        if running or not started or (taken, started) != self.seen:
-            self.seen, self.idle_since = (taken, started), None
-            return False
-        if self.idle_since is None:
-            self.idle_since = now
-        return now - self.idle_since > IDLE_S
-
-
-# Each pool's _Activity, by the pool's id, until it is shut down.
-_activities: Dict[int, _Activity] = {}
+    results = []
+    for item in chunk:
+        stop_if_orphaned()
+        results.append(_job(_shared, item))
+    return results
 
 
 class _NoWorkers(Exception):
-    """The pool's processes or threads could not be started, or its manager thread died: no worker will answer."""
+    """The pool's processes could not be started, or none answers: the work goes on in this process."""
 
 
-def _probe() -> bool:
-    return True
+class _Broken(Exception):
+    """A worker died with chunks in hand (a crash in C code, the OOM killer, a stop from outside)."""
 
 
-# How long the first task given to a pool may take to go in: it forks the workers and starts the manager thread.
-START_S = 10.0
+class _Pool:
+    """Worker processes, each with a pipe, fed and read from this process's main thread.
 
+    A chunk is given to a worker with fewer than TASKS_PER_WORKER in hand, else waits here; `result(number)`
+    waits on the workers' pipes and process sentinels until that chunk's results are in."""
 
-class _LateStart(Exception):
-    """The first task given to a pool was not in after START_S."""
+    def __init__(self, workers: int, job: Callable[..., Any], shared: Any) -> None:
+        import multiprocessing
 
-
-def _submit_first(pool: ProcessPoolExecutor, fn: Callable[..., Any], *args: Any) -> "Future[Any]":
-    """`pool.submit(fn, *args)` for a pool not yet started (`_bounded_submit`); the workers that submit forked
-    are kept to be killed at exit, whether it ended well or not (`_remember_workers`)."""
-    try:
-        return _bounded_submit(pool, fn, *args)
-    finally:
-        _remember_workers(pool)
-
-
-def _bounded_submit(pool: ProcessPoolExecutor, fn: Callable[..., Any], *args: Any) -> "Future[Any]":
-    """`pool.submit(fn, *args)` for a pool not yet started, given at most START_S (an alarm) when this is the
-    main thread.
-
-    That submit forks the workers, then starts the pool's manager thread with threading.Thread.start(), which
-    waits without a bound for the new thread to say it has begun: a thread that dies before it says so (no
-    memory left for it: Python 3.13 at 47.5 MB here, every run; 3.11 now and then) hung the run there for ever.
-    A wait on a lock is cut short by a signal's handler that raises, so SIGALRM ends it. (Making that submit in
-    another thread instead, to wait for it with a bound, forked the workers off that thread: they died with it,
-    and a child forked off a thread other than the main one never ran its signal handlers.)"""
-    import threading
-
-    if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
-        return pool.submit(fn, *args)
-    waiting = True
-
-    def late(signum: int, frame: Optional[FrameType]) -> None:
-        if waiting:
-            raise _LateStart
-
-    previous = signal.signal(signal.SIGALRM, late)
-    try:
-        signal.setitimer(signal.ITIMER_REAL, START_S)
+        _load_libc()
+        self.context = multiprocessing.get_context()
+        self.workers: List[Tuple[Any, Any]] = []  # (process, the parent's end of its pipe)
+        self.given: Dict[int, List[int]] = {}  # worker index -> the chunks it holds, in the order given
+        self.waiting: Deque[Tuple[int, Any]] = deque()  # chunks no worker has room for yet
+        self.done: Dict[int, Tuple[bool, Any]] = {}  # chunk number -> (whether it ran, results or exception)
+        self.answered = False  # whether any worker has sent back a chunk
         try:
-            future = pool.submit(fn, *args)
-            waiting = False
-            return future
-        except _LateStart:
-            _abandoned.add(id(pool))
-            raise _NoWorkers(f"the pool's manager thread did not start within {START_S:g} s") from None
+            for _ in range(workers):
+                self._start(job, shared)
+        except _START_ERRORS as error:
+            self.stop()
+            raise _NoWorkers(_why(error)) from None
+
+    def _start(self, job: Callable[..., Any], shared: Any) -> None:
+        ours, theirs = self.context.Pipe(duplex=True)
+        try:
+            process = self.context.Process(target=_serve, args=(theirs, job, shared, os.getpid()), daemon=True)
+            process.start()
+        except BaseException:
+            ours.close()
+            raise
         finally:
-            waiting = False
-            signal.setitimer(signal.ITIMER_REAL, 0)
-    finally:
-        signal.signal(signal.SIGALRM, previous)
+            theirs.close()  # the worker's end is the worker's: its exit then closes the pipe
+        self.given[len(self.workers)] = []
+        self.workers.append((process, ours))
+
+    def submit(self, number: int, chunk: List[Any]) -> None:
+        self.waiting.append((number, chunk))
+        self._hand_out()
+
+    def _hand_out(self) -> None:
+        while self.waiting:
+            free = [index for index, held in self.given.items() if len(held) < TASKS_PER_WORKER]
+            if not free:
+                return
+            index = min(free, key=lambda i: len(self.given[i]))
+            number, chunk = self.waiting[0]
+            try:
+                self.workers[index][1].send((number, chunk))
+            except (BrokenPipeError, ConnectionResetError, EOFError):
+                raise _Broken(f"worker {self.workers[index][0].pid} died") from None
+            self.waiting.popleft()
+            self.given[index].append(number)
+
+    def result(self, number: int, budget: Optional[float] = None) -> Any:
+        """The chunk's results; raises what its job raised, _Broken when a worker died holding chunks, and
+        _NoWorkers after `budget` seconds without them."""
+        import time
+        from multiprocessing.connection import wait
+
+        deadline = None if budget is None else time.monotonic() + budget
+        while number not in self.done:
+            busy = [index for index, held in self.given.items() if held]
+            if not busy:
+                raise _NoWorkers("no worker holds the chunk")  # (never: every chunk given is held until answered)
+            by_handle: Dict[Any, int] = {}
+            for index in busy:
+                process, conn = self.workers[index]
+                by_handle[conn] = index
+                by_handle[process.sentinel] = index
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            ready = wait(list(by_handle), left)
+            if not ready and deadline is not None and time.monotonic() >= deadline:
+                raise _NoWorkers(f"no worker answered within {budget:g} s")
+            for handle in ready:
+                index = by_handle[handle]
+                process, conn = self.workers[index]
+                if handle is conn:
+                    try:
+                        answer, ran, value = conn.recv()
+                    except (EOFError, OSError):
+                        raise _Broken(f"worker {process.pid} died") from None
+                    self.given[index].remove(answer)
+                    self.done[answer] = (ran, value)
+                    self.answered = True
+                elif not conn.poll():  # died, and nothing it sent before is left to read
+                    raise _Broken(f"worker {process.pid} died")
+            self._hand_out()
+        ran, value = self.done.pop(number)
+        if not ran:
+            raise value
+        return value
+
+    def close(self) -> None:
+        """Every result is in hand: each worker is told to stop, given SHUTDOWN_GRACE_S, then stopped."""
+        import time
+        from multiprocessing.connection import wait
+
+        for process, conn in self.workers:
+            try:
+                conn.send(None)
+            except (OSError, ValueError):
+                pass
+        deadline = time.monotonic() + SHUTDOWN_GRACE_S
+        waiting = {process.sentinel: process for process, _ in self.workers}
+        while waiting:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            for sentinel in wait(list(waiting), left):
+                del waiting[sentinel]
+        self.stop()
+
+    def stop(self) -> None:
+        """Stop every worker now (SIGTERM, then SIGKILL after a second), wait for each, close the pipes."""
+        from multiprocessing.connection import wait
+
+        for process, _ in self.workers:
+            _ask(process.terminate)
+        for process, conn in self.workers:
+            if process.pid is not None and process.exitcode is None and not wait([process.sentinel], 1.0):
+                _ask(process.kill)
+            _ask(lambda: process.join(1.0))
+            _ask(conn.close)
+        self.workers, self.given = [], {}
 
 
-# The worker processes of this process's pools, until they are seen to have exited.
-_forked: List[Any] = []
-_registered = False  # whether _kill_leftovers is registered to run at exit
-
-
-def _remember_workers(pool: ProcessPoolExecutor) -> None:
-    """Keep the pool's workers (its first submit forks them all) to be killed at exit should one outlive it.
-
-    A pool is shut down, its workers waited for and then stopped, once its results are in hand (`_shut_down`);
-    but a run out of memory can fail in that shutdown itself, and multiprocessing's own exit handler then joins
-    every child still running: a worker waiting on a queue nothing feeds, whose manager thread died, hung the
-    run there (once in CI, `check` under `ulimit -v`)."""
-    global _forked, _registered
-    import atexit
-    import threading
-
-    processes = list((getattr(pool, "_processes", None) or {}).values())
-    if not processes:
-        return
-    if not _registered:
-        _registered = True
-        # Where concurrent.futures registers its own exit call, which wakes each pool's manager thread and joins
-        # it (a manager joins its workers): registered after it, this runs before it, as before multiprocessing's
-        # atexit handler that joins every child still running.
-        getattr(threading, "_register_atexit", atexit.register)(_kill_leftovers)
-    _forked = [process for process in _forked if process.exitcode is None] + processes
-
-
-def _kill_leftovers() -> None:
-    """At exit: SIGKILL every worker still running. Their results were all taken, or given up on."""
-    for process in _forked:
-        try:
-            if process.exitcode is None:
-                os.kill(process.pid, signal.SIGKILL)
-        except BaseException:  # (an exit handler: nothing it meets may stop the next one)
-            pass
-
-
-# The pools (by id, until they are shut down) whose start did not end: their manager thread never began, so it
-# cannot be joined, and nothing more is given to them.
-_abandoned: Set[int] = set()
-
-
-def _submit(pool: ProcessPoolExecutor, chunk: List[Any]) -> "Future[List[Any]]":
-    """The chunk's future; one failed already when the pool refuses it, so the chunk stays in line with the others
-    and is run again with them."""
-    failed: "Future[List[Any]]" = Future()
+def _ask(action: Callable[[], Any]) -> None:
+    """Do `action`, whatever it meets: a process already gone, a pipe already closed, no memory left to say so."""
     try:
-        if id(pool) in _abandoned:
-            raise _NoWorkers(f"the pool's manager thread did not start within {START_S:g} s")
-        if getattr(pool, "_executor_manager_thread", None) is None:  # (the first submit makes it)
-            return _submit_first(pool, _run_chunk, chunk)
-        return pool.submit(_run_chunk, chunk)
-    except _NoWorkers as error:
-        failed.set_exception(error)
-    except _START_ERRORS as error:
-        # Its workers or its manager thread could not start (the first submit starts them).
-        failed.set_exception(_NoWorkers(_why(error)))
-    except BrokenProcessPool as error:
-        # A worker died while chunks were still going out: the pool refuses new ones at once. The chunk then
-        # fails as those in flight do, and is run again with them (this raised out of the run before).
-        failed.set_exception(error)
-    return failed
-
-
-def _result(pool: ProcessPoolExecutor, future: "Future[Result]", budget: Optional[float] = None) -> Result:
-    """The future's result, waited for in rounds of POLL_S: a pool whose manager thread has died never completes
-    its futures (a wait without a timeout hung `fix --diff` under `ulimit -v`), so that raises _NoWorkers.
-    `budget`: a time after which that is raised too (a probe's; the work itself may take as long as it takes)."""
-    import time
-
-    deadline = None if budget is None else time.monotonic() + budget
-    activity = _activities.get(id(pool))
-    while True:
-        try:
-            return future.result(timeout=POLL_S)
-        except FutureTimeout:
-            pass
-        manager = getattr(pool, "_executor_manager_thread", None)
-        if manager is None or not manager.is_alive():
-            if future.done():
-                continue  # completed just before the manager ended
-            raise _NoWorkers("the pool's manager thread has died")
-        now = time.monotonic()
-        if activity is not None and activity.stalled(now) and not future.done():
-            raise _NoWorkers(f"the pool lost work: no worker ran a task for {IDLE_S:g} s")
-        if deadline is not None and now > deadline:
-            raise _NoWorkers(f"no worker answered within {budget:g} s")
+        action()
+    except (OSError, ValueError, AttributeError, AssertionError, MemoryError):
+        pass
 
 
 def _why(error: BaseException) -> str:
@@ -360,38 +335,6 @@ def _why(error: BaseException) -> str:
 
 
 _told = False
-_hooked = False
-
-
-# What a pool's own threads die of when memory runs out: a start error, a failed allocation, or one CPython
-# reports as `SystemError: error return without exception set` (met in the manager thread under `ulimit -v`).
-_THREAD_DEATHS = (*_START_ERRORS, SystemError)
-
-
-def pool_thread(thread: Any) -> bool:
-    """Whether `thread` is one of a process pool's own threads: its manager, or the thread feeding its workers."""
-    return type(thread).__name__ == "_ExecutorManagerThread" or getattr(thread, "name", None) == "QueueFeederThread"
-
-
-def _quiet_manager_deaths() -> None:
-    """Keep threading's hook from printing a traceback for a pool's own thread (its manager, the thread that
-    feeds its workers) that died out of memory or of a start error (it could not start the feeder): `_result`
-    finds the pool dead or stalled, and the run goes on in this process with one line said. Any other thread's
-    exception goes to the hook there was."""
-    global _hooked
-    if _hooked:
-        return
-    _hooked = True
-    import threading
-
-    previous = threading.excepthook
-
-    def hook(args: Any) -> None:
-        if pool_thread(args.thread) and isinstance(args.exc_value, _THREAD_DEATHS):
-            return
-        previous(args)
-
-    threading.excepthook = hook
 
 
 def _tell_once(why: str) -> None:
@@ -407,7 +350,8 @@ def _tell_once(why: str) -> None:
 
 
 class Runner(Generic[Item, Result]):
-    """Applies `job(shared, item)` to every item. `job` must be a module-level function (it is pickled).
+    """Applies `job(shared, item)` to every item. `job` must be a module-level function (it is pickled where
+    workers are spawned rather than forked).
 
     `crashed(item)` makes the result for an item whose worker process died (a crash in C code, the OOM
     killer): that item is reported, and the others of its chunk are run again.
@@ -449,20 +393,8 @@ class Runner(Generic[Item, Result]):
             self.chunk_size = max(1, -(-len(head) // self.jobs))
         yield from self._run_in_pool(chain(head, iterator))
 
-    def _new_pool(self, workers: Optional[int] = None) -> ProcessPoolExecutor:
-        import multiprocessing
-
-        _load_libc()
-        _quiet_manager_deaths()
-        try:
-            tally = multiprocessing.Array("q", 3)
-            pool = ProcessPoolExecutor(max_workers=workers or self.jobs, initializer=_init_worker,
-                                       initargs=(self.job, self.shared, os.getpid(), tally))
-        except _START_ERRORS as error:
-            raise _NoWorkers(_why(error)) from None
-        _activities[id(pool)] = _Activity(tally)
-        _quiet_wakeup(pool)
-        return pool
+    def _new_pool(self, workers: Optional[int] = None) -> _Pool:
+        return _Pool(workers or self.jobs, self.job, self.shared)
 
     def _here(self, items: Iterable[Item]) -> Iterator[Result]:
         """The items' results computed in this process: what is left when workers cannot start."""
@@ -470,183 +402,116 @@ class Runner(Generic[Item, Result]):
             yield self.job(self.shared, item)
 
     def _run_in_pool(self, items: Iterator[Item]) -> Iterator[Result]:
-        pool: Optional[ProcessPoolExecutor] = None
+        pool: Optional[_Pool] = None
         # The chunks sent, in order; each leaves only once its results are in hand, so that the work left when
         # workers turn out not to start is these chunks and the items not yet taken.
-        pending: Deque[Tuple[List[Item], "Future[List[Result]]"]] = deque()
+        pending: Deque[Tuple[List[Item], int]] = deque()
         limit = self.jobs * CHUNKS_IN_FLIGHT_PER_WORKER
         submitted = 0  # items given to this pool
-        answered = False  # whether this pool has given a result (one that breaks before may never have started)
+        numbers = iter(range(sys.maxsize))
+        finished = False
         try:
             try:
                 pool = self._new_pool()
                 while True:
-                    spent = self.renew_after is not None and submitted >= self.renew_after
-                    chunk = [] if spent else list(islice(items, self.chunk_size))
-                    if chunk:
-                        pending.append((chunk, _submit(pool, chunk)))
-                        submitted += len(chunk)
-                        if len(pending) < limit:
-                            continue
-                    if not pending:
-                        if not spent:
-                            break
-                        _shut_down(pool)  # its results are all in hand
-                        pool, submitted, answered = self._new_pool(), 0, False  # (it starts at its first task)
-                        continue
                     try:
-                        results = _result(pool, pending[0][1])
-                    except BrokenProcessPool:
-                        pool.shutdown(wait=False, cancel_futures=True)
+                        spent = self.renew_after is not None and submitted >= self.renew_after
+                        chunk = [] if spent else list(islice(items, self.chunk_size))
+                        if chunk:
+                            number = next(numbers)
+                            pending.append((chunk, number))
+                            submitted += len(chunk)
+                            pool.submit(number, chunk)
+                            if len(pending) < limit:
+                                continue
+                        if not pending:
+                            if not spent:
+                                break
+                            pool.close()  # its results are all in hand
+                            pool, submitted = None, 0
+                            pool = self._new_pool()
+                            continue
+                        results = pool.result(pending[0][1])
+                    except _Broken:
+                        answered = pool.answered
+                        pool.stop()
+                        pool = None
                         if not answered and not self._workers_start():
                             raise _NoWorkers("a new worker cannot run a task") from None
                         retry = [c for c, _ in pending]
                         pending.clear()
                         yield from self._isolate(chain.from_iterable(retry))
-                        pool, submitted, answered = self._new_pool(), 0, False
+                        pool, submitted = self._new_pool(), 0
                         continue
                     pending.popleft()
-                    answered = True
                     yield from results
+                finished = True
                 return
             except _NoWorkers as error:
                 why = str(error)
             if pool is not None:
-                _stop_workers(pool)  # any that did start wait on a queue that nothing feeds any more
+                pool.stop()  # any that did start are of no more use
+                pool = None
             _tell_once(why)
             yield from self._here(chain(chain.from_iterable(c for c, _ in pending), items))
-        except BaseException:
-            if pool is not None:
-                _stop_workers(pool)
-            raise
         finally:
-            if pool is not None:
-                _shut_down(pool)
+            if pool is not None and finished:
+                pool.close()
+            elif pool is not None:
+                pool.stop()
 
     def _isolate(self, items: Iterable[Item]) -> Iterator[Result]:
         """After a crash, run the unfinished items one per task, so only the culprit is lost."""
         items = iter(items)
-        pool: Optional[ProcessPoolExecutor] = None
+        pool: Optional[_Pool] = None
         current: List[Item] = []  # the item sent and not yet answered
+        numbers = iter(range(sys.maxsize))
+        finished = False
         try:
             try:
                 pool = self._new_pool()
                 for item in items:
                     current = [item]
+                    number = next(numbers)
                     try:
-                        result = _result(pool, _submit(pool, current))[0]
-                    except BrokenProcessPool:
-                        pool.shutdown(wait=False, cancel_futures=True)
+                        pool.submit(number, current)
+                        result = pool.result(number)[0]
+                    except _Broken:
+                        pool.stop()
+                        pool = None
                         if not self._workers_start():
                             raise _NoWorkers("a new worker cannot run a task") from None
                         result = self.crashed(item)
                         pool = self._new_pool()
                     current = []
                     yield result
+                finished = True
                 return
             except _NoWorkers as error:
                 why = str(error)
             if pool is not None:
-                _stop_workers(pool)
+                pool.stop()
+                pool = None
             _tell_once(why)
             yield from self._here(chain(current, items))
-        except BaseException:
-            if pool is not None:
-                _stop_workers(pool)
-            raise
         finally:
-            if pool is not None:
-                _shut_down(pool)
+            if pool is not None and finished:
+                pool.close()
+            elif pool is not None:
+                pool.stop()
 
     def _workers_start(self) -> bool:
-        """Whether a new worker can start and run a task that does nothing, within PROBE_S: asked when a pool
-        broke before it gave any result, where a crash on a file and workers that cannot start (no memory left
-        for one) look alike."""
+        """Whether a new worker can start and run an empty chunk, within PROBE_S: asked when a pool broke before
+        it gave any result, where a crash on a file and workers that cannot start (no memory left for one) look
+        alike."""
         try:
             pool = self._new_pool(1)
         except _NoWorkers:
             return False
         try:
-            return bool(_result(pool, _submit_first(pool, _probe), PROBE_S))
-        except (_NoWorkers, BrokenProcessPool, *_START_ERRORS):
+            pool.submit(0, [])
+            return pool.result(0, PROBE_S) == []
+        except (_NoWorkers, _Broken, *_START_ERRORS):
             return False
         finally:
-            _stop_workers(pool)
-            _shut_down(pool)
-
-
-# How long the workers of a finished pool get to exit before they are stopped (their results are all in hand).
-SHUTDOWN_GRACE_S = 2.0
-
-
-def _shut_down(pool: ProcessPoolExecutor) -> None:
-    """Shut a pool down once its results are in hand, stopping any worker that has not exited after
-    SHUTDOWN_GRACE_S. CPython's fork pool can leave a worker blocked for ever on its call queue's lock at
-    shutdown (seen in about 1 run in 40 of a small project's `check`, which starts several pools): waiting on
-    it, as `shutdown(wait=True)` does, hung the whole run."""
-    import time
-    from multiprocessing.connection import wait
-
-    processes = list((getattr(pool, "_processes", None) or {}).values())
-    abandoned = id(pool) in _abandoned
-    pool.shutdown(wait=False, cancel_futures=True)
-    deadline = time.monotonic() + SHUTDOWN_GRACE_S
-    waiting = {process.sentinel: process for process in processes}
-    while waiting:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            break
-        for sentinel in wait(list(waiting), left):
-            del waiting[sentinel]
-    for process in waiting.values():
-        try:
-            process.terminate()  # idle in the queue: the worker's handler exits at once (_worker_stop)
-            if wait([process.sentinel], 1.0) == []:
-                process.kill()
-        except (OSError, ValueError, AttributeError):
-            pass
-    manager = None if abandoned else getattr(pool, "_executor_manager_thread", None)
-    if manager is not None:
-        manager.join(SHUTDOWN_GRACE_S)
-        # At exit, concurrent.futures wakes every pool's manager thread it still knows; one closing its wakeup
-        # pipe at that moment made the interpreter print a traceback (EBADF: a race between the two threads,
-        # met after a stopping signal once a run starts several pools). This one was woken by the shutdown
-        # above and needs nothing more.
-        wakeups = getattr(sys.modules.get("concurrent.futures.process"), "_threads_wakeups", None)
-        if wakeups is not None:
-            wakeups.pop(manager, None)
-    _abandoned.discard(id(pool))
-    _activities.pop(id(pool), None)
-
-
-def _quiet_wakeup(pool: ProcessPoolExecutor) -> None:
-    """Make waking the pool's manager thread harmless once its pipe is closed.
-
-    At exit, concurrent.futures wakes every manager thread it still knows without the pool's lock, while a
-    manager that is shutting down closes its wakeup pipe under that lock. The two race (3.9 to 3.13 alike),
-    and the interpreter printed an EBADF traceback after a stopping signal had cut a pool's shutdown short
-    (3 runs in 21 of a signalled `fix --jobs 2`, looped). A closed pipe means the thread is already leaving, so
-    the failed wakeup is dropped; every other call of it holds the pool's lock and cannot meet a closed pipe.
-    """
-    wakeup_owner = getattr(pool, "_executor_manager_thread_wakeup", None)
-    wake = getattr(wakeup_owner, "wakeup", None)
-    if wake is None:
-        return
-
-    def wakeup() -> None:
-        try:
-            wake()
-        except (OSError, ValueError):
-            pass
-
-    wakeup_owner.wakeup = wakeup
-
-
-def _stop_workers(pool: ProcessPoolExecutor) -> None:
-    """Ask the pool's workers to stop now (SIGTERM): waiting for their chunks could take minutes."""
-    processes = getattr(pool, "_processes", None) or {}
-    for process in list(processes.values()):
-        try:
-            process.terminate()
-        except (OSError, ValueError, AttributeError):
-            pass
+            pool.stop()

@@ -579,6 +579,8 @@ def _internal_error(error: Exception) -> int:
     # source_files.no_memory_to_load's test, without importing it: the import that failed may have been its.
     if isinstance(error, ImportError) and "failed to map segment" in str(error):
         return _out_of_memory()
+    if isinstance(error, OSError) and error.errno == 12:  # ENOMEM: a package's folder the loader could not list
+        return _out_of_memory()
     # CPython's words when a C function failed without setting an error: under a memory limit, an allocation.
     if isinstance(error, SystemError) and "without exception set" in str(error):
         return _out_of_memory()

@@ -161,7 +161,7 @@ def fix_file(
     from .engine import may_have_findings
     from .fix_facts import facts_for_file
     from .fixing import fix_source, planned_fixes
-    from .source_files import SourceError, decode_source, read_bytes, resource_error
+    from .source_files import SourceError, decode_source, no_memory_to_load, read_bytes, resource_error
     from .time_budget import OverBudget, over_budget_in, time_budget
     from .writing import WriteRefused, locate, snapshot
 
@@ -205,6 +205,8 @@ def fix_file(
     except Exception as error:  # a bug of ours must cost one file, not the run
         if over_budget_in(error) is not None:  # unwinding from the budget's end failed: the time ran out
             return _over_budget(path, timeout)
+        if no_memory_to_load(error):  # (libcst's modules, loaded as the first fix needs them)
+            return FileFixResult(path, error=resource_error(MemoryError(), "fix", None if data is None else len(data)))
         return FileFixResult(path, error=f"internal error while fixing ({type(error).__name__}: {error})")
     applied = tuple(sorted(result.applied.items()))
     left = tuple(sorted(result.unsafe_left.items()))

@@ -385,6 +385,8 @@ def _one_fix(text: str, plans: Sequence[_SitePlan], filename: str) -> "Optional[
             from .source_files import no_memory_to_load
             from .time_budget import over_budget_in
 
+            if isinstance(error, MemoryError):  # the machine's, not the fix's: said for the file as that
+                raise
             if no_memory_to_load(error):  # libcst's parser not loaded for want of memory: said as that
                 raise MemoryError(str(error)) from None
             budget = over_budget_in(error)

@@ -108,8 +108,17 @@ def _init_worker(job: Callable[..., Any], shared: Any, parent: int) -> None:
 
 def _serve(conn: Any, job: Callable[..., Any], shared: Any, parent: int) -> None:
     """A worker's life: chunks in from its pipe, each one's results (or the exception it raised) out, until
-    the pipe says stop (None) or closes."""
-    _init_worker(job, shared, parent)
+    the pipe says stop (None) or closes. Out of memory outside the job (starting, reading a chunk, sending what
+    its job gave), the worker ends without a word, as a crash: the parent reports its chunk's items as it does
+    a dead worker's."""
+    try:
+        _init_worker(job, shared, parent)
+        _answer(conn)
+    except MemoryError:
+        os._exit(1)
+
+
+def _answer(conn: Any) -> None:
     while True:
         try:
             message = conn.recv()
@@ -126,6 +135,8 @@ def _serve(conn: Any, job: Callable[..., Any], shared: Any, parent: int) -> None
             conn.send(reply)
         except (EOFError, OSError):
             return
+        except MemoryError:
+            raise
         except Exception as error:  # a result or an exception that does not pickle
             conn.send((number, False, RuntimeError(f"{type(error).__name__}: {error}")))
 

@@ -76,8 +76,13 @@ def too_large(size: int, limit: Optional[int]) -> Optional[SourceError]:
 
 
 def no_memory_to_load(error: BaseException) -> bool:
-    """Whether `error` is a C extension that the loader had no memory to map (`failed to map segment from shared
-    object`: dlopen's words for ENOMEM, met under `ulimit -v`): out of memory, not a missing module."""
+    """Whether `error` is a module that the loader had no memory to load: a C extension it could not map
+    (`failed to map segment from shared object`: dlopen's words for ENOMEM), or a package's folder it could not
+    list (OSError ENOMEM), both met under `ulimit -v`: out of memory, not a missing module."""
+    if isinstance(error, OSError):
+        import errno
+
+        return error.errno == errno.ENOMEM
     return isinstance(error, ImportError) and "failed to map segment" in str(error)
 
 

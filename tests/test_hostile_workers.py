@@ -242,6 +242,34 @@ def test_a_run_that_fails_in_its_pool_s_shutdown_still_exits() -> None:
     assert (result.returncode, result.stdout) == (0, "out of memory\n"), result.stderr
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="the pools fork")
+def test_a_worker_out_of_memory_outside_its_job_leaves_the_run_out_of_memory() -> None:
+    """A worker with no memory to send its results back printed multiprocessing's traceback and died, and every
+    file was reported as one whose worker died. It ends quietly with an exit code that says why, and the run is
+    out of memory, as when the worker's MemoryError came back through the pool."""
+    result = _ends("""
+        import multiprocessing.connection, os
+        from flake8_http_pool import runner
+
+        parent, send = os.getpid(), multiprocessing.connection.Connection.send
+        def failing(self, obj):
+            if os.getpid() != parent:
+                raise MemoryError
+            return send(self, obj)
+        multiprocessing.connection.Connection.send = failing
+
+        def double(shared, item):
+            return item * 2
+
+        try:
+            list(runner.Runner(double, None, lambda item: "crashed", 2, chunk_size=3).run(range(40)))
+        except MemoryError:
+            print("out of memory")
+    """)
+    assert result is not None, "still running after 30 s"
+    assert (result.returncode, result.stdout, result.stderr) == (0, "out of memory\n", "")
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG")
 def test_a_worker_whose_parent_died_before_it_began_exits() -> None:
     """A worker slow to begin whose parent dies meanwhile: read then, its parent's pid was already init's, the

@@ -29,7 +29,8 @@ import sys
 from collections import deque
 from itertools import chain, islice
 from types import FrameType
-from typing import Any, Callable, Deque, Dict, Generic, Iterable, Iterator, List, Optional, Tuple, TypeVar
+from typing import (Any, Callable, Deque, Dict, Generic, Iterable, Iterator, List, NoReturn, Optional, Tuple,
+                    TypeVar)
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
@@ -109,13 +110,18 @@ def _init_worker(job: Callable[..., Any], shared: Any, parent: int) -> None:
 def _serve(conn: Any, job: Callable[..., Any], shared: Any, parent: int) -> None:
     """A worker's life: chunks in from its pipe, each one's results (or the exception it raised) out, until
     the pipe says stop (None) or closes. Out of memory outside the job (starting, reading a chunk, sending what
-    its job gave), the worker ends without a word, as a crash: the parent reports its chunk's items as it does
-    a dead worker's."""
+    its job gave), the worker ends without a word, with an exit code that tells the parent so: the parent then
+    runs out of memory in turn (`_Pool.result`), as it did when the pool's future raised the worker's
+    MemoryError."""
     try:
         _init_worker(job, shared, parent)
         _answer(conn)
     except MemoryError:
-        os._exit(1)
+        os._exit(_OUT_OF_MEMORY_EXIT)
+
+
+# A worker's exit code when it ran out of memory outside its job.
+_OUT_OF_MEMORY_EXIT = 86
 
 
 def _answer(conn: Any) -> None:
@@ -287,12 +293,12 @@ class _Pool:
                     try:
                         answer, ran, value = conn.recv()
                     except (EOFError, OSError):
-                        raise _Broken(f"worker {process.pid} died") from None
+                        _died(process)
                     self.given[index].remove(answer)
                     self.done[answer] = (ran, value)
                     self.answered = True
                 elif not conn.poll():  # died, and nothing it sent before is left to read
-                    raise _Broken(f"worker {process.pid} died")
+                    _died(process)
             self._hand_out()
         ran, value = self.done.pop(number)
         if not ran:
@@ -331,6 +337,14 @@ class _Pool:
             _ask(lambda: process.join(1.0))
             _ask(conn.close)
         self.workers, self.given = [], {}
+
+
+def _died(process: Any) -> NoReturn:
+    """A worker is gone: MemoryError when it said it ran out of memory (`_serve`), else _Broken."""
+    _ask(lambda: process.join(1.0))
+    if process.exitcode == _OUT_OF_MEMORY_EXIT:
+        raise MemoryError("a worker process ran out of memory")
+    raise _Broken(f"worker {process.pid} died")
 
 
 def _ask(action: Callable[[], Any]) -> None:

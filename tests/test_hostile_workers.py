@@ -352,5 +352,7 @@ def test_a_package_the_loader_had_no_memory_to_list_is_out_of_memory(capfd) -> N
     no_memory = OSError(errno.ENOMEM, "Cannot allocate memory", "site-packages/libcst/helpers")
     assert no_memory_to_load(no_memory)
     assert not no_memory_to_load(OSError(errno.ENOENT, "No such file or directory"))
+    assert no_memory_to_load(SystemError("error return without exception set"))
+    assert not no_memory_to_load(SystemError("a bug"))
     assert cli._internal_error(no_memory) == cli.EXIT_ERROR
     assert capfd.readouterr().err == OUT_OF_MEMORY

@@ -76,13 +76,16 @@ def too_large(size: int, limit: Optional[int]) -> Optional[SourceError]:
 
 
 def no_memory_to_load(error: BaseException) -> bool:
-    """Whether `error` is a module that the loader had no memory to load: a C extension it could not map
-    (`failed to map segment from shared object`: dlopen's words for ENOMEM), or a package's folder it could not
-    list (OSError ENOMEM), both met under `ulimit -v`: out of memory, not a missing module."""
+    """Whether `error` is memory running out in another guise, as met under `ulimit -v`: a C extension the
+    loader could not map (`failed to map segment from shared object`: dlopen's words for ENOMEM), a package's
+    folder it could not list (OSError ENOMEM), or an allocation in C that failed without setting an error
+    (`SystemError: error return without exception set`). Not a missing module, nor a bug."""
     if isinstance(error, OSError):
         import errno
 
         return error.errno == errno.ENOMEM
+    if isinstance(error, SystemError):
+        return "without exception set" in str(error)
     return isinstance(error, ImportError) and "failed to map segment" in str(error)
 
 

@@ -270,6 +270,31 @@ def test_a_worker_out_of_memory_outside_its_job_leaves_the_run_out_of_memory() -
     assert (result.returncode, result.stdout, result.stderr) == (0, "out of memory\n", "")
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="the pools fork")
+def test_a_job_s_exception_that_does_not_unpickle_is_raised_in_the_run() -> None:
+    """An exception whose class wants other arguments than its message pickles but does not unpickle: the run
+    stopped on a TypeError from reading it, not the job's error. It is raised as a RuntimeError naming it."""
+    result = _ends("""
+        from flake8_http_pool import runner
+
+        class Odd(Exception):
+            def __init__(self, a, b):
+                super().__init__(f"{a}/{b}")
+
+        def fails(shared, item):
+            if item == 7:
+                raise Odd(1, 2)
+            return item
+
+        try:
+            list(runner.Runner(fails, None, lambda item: "crashed", 2, chunk_size=3).run(range(40)))
+        except RuntimeError as error:
+            print(error)
+    """)
+    assert result is not None, "still running after 30 s"
+    assert (result.returncode, result.stdout) == (0, "Odd: 1/2\n"), result.stderr
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG")
 def test_a_worker_whose_parent_died_before_it_began_exits() -> None:
     """A worker slow to begin whose parent dies meanwhile: read then, its parent's pid was already init's, the

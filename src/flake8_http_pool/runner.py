@@ -120,6 +120,21 @@ def _serve(conn: Any, job: Callable[..., Any], shared: Any, parent: int) -> None
         os._exit(_OUT_OF_MEMORY_EXIT)
 
 
+def _portable(error: Exception) -> Exception:
+    """The job's exception as it can cross the pipe: itself when it pickles and unpickles (an exception class
+    whose constructor wants other arguments does not), else a RuntimeError naming it: one the parent cannot
+    read stopped the run on a TypeError that named neither."""
+    import pickle
+
+    try:
+        pickle.loads(pickle.dumps(error))
+        return error
+    except MemoryError:
+        raise
+    except Exception:  # noqa: BLE001 - whatever pickling meets
+        return RuntimeError(f"{type(error).__name__}: {error}")
+
+
 # A worker's exit code when it ran out of memory outside its job.
 _OUT_OF_MEMORY_EXIT = 86
 
@@ -136,7 +151,7 @@ def _answer(conn: Any) -> None:
         try:
             reply: Tuple[int, bool, Any] = (number, True, _run_chunk(chunk))
         except Exception as error:  # the job's own: raised again in the parent, as a pool's future raises it
-            reply = (number, False, error)
+            reply = (number, False, _portable(error))
         try:
             conn.send(reply)
         except (EOFError, OSError):
@@ -335,6 +350,7 @@ class _Pool:
             if process.pid is not None and process.exitcode is None and not wait([process.sentinel], 1.0):
                 _ask(process.kill)
             _ask(lambda: process.join(1.0))
+            _ask(process.close)  # (its sentinel's descriptor; refused while it still runs)
             _ask(conn.close)
         self.workers, self.given = [], {}
 

@@ -90,8 +90,12 @@ def test_the_workflow_parses_and_has_its_parts() -> None:
     assert jobs["merge"]["needs"] == "check"
     assert jobs["merge"]["permissions"]["security-events"] == "write"
     uses = [step.get("uses", "") for step in jobs["check"]["steps"] + jobs["merge"]["steps"]]
-    for action in ("actions/upload-artifact@", "actions/download-artifact@", "github/codeql-action/upload-sarif@"):
+    for action in ("actions/upload-artifact@", "actions/download-artifact@", "github/codeql-action/upload-sarif@",
+                   "actions/cache@"):
         assert any(use.startswith(action) for use in uses), action
+    # The cache kept between runs is the folder the shards' `check` writes, at the checkout's root.
+    (cache,) = [step for step in jobs["check"]["steps"] if step.get("uses", "").startswith("actions/cache@")]
+    assert cache["with"]["path"] == ".flake8-http-pool-cache"
 
 
 def test_the_workflow_s_steps_give_the_report_of_one_check(pristine: Path, tmp_path: Path) -> None:

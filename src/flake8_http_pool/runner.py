@@ -277,7 +277,7 @@ class _Pool:
             try:
                 self.workers[index][1].send((number, chunk))
             except (BrokenPipeError, ConnectionResetError, EOFError):
-                raise _Broken(f"worker {self.workers[index][0].pid} died") from None
+                _died(self.workers[index][0])  # (gone since its last answer)
             self.waiting.popleft()
             self.given[index].append(number)
 
@@ -552,7 +552,7 @@ class Runner(Generic[Item, Result]):
         try:
             pool.submit(0, [])
             return pool.result(0, PROBE_S) == []
-        except (_NoWorkers, _Broken, *_START_ERRORS):
+        except (_NoWorkers, _Broken, OSError, RuntimeError):  # (a worker out of memory: the run's, raised)
             return False
         finally:
             pool.stop()

@@ -125,10 +125,10 @@ def test_check_of_an_editor_s_buffer_with_a_cold_cache_reads_the_modules_that_ma
 
 
 @pytest.mark.parametrize("root", FIXTURE_PROJECTS, ids=[p.name for p in FIXTURE_PROJECTS])
-def test_check_of_each_file_s_buffer_gives_what_check_of_the_project_gives_it(root: Path, tmp_path: Path,
-                                                                               monkeypatch, capsys) -> None:
-    """`check --stdin-filename F -`, answered from the modules that can matter to F, against `check .`, for
-    every Python file of a fixture project (the CLI's own entry point, in this process, without a cache)."""
+def test_check_of_each_file_s_buffer_gives_what_check_of_the_project_gives_it(root: Path, monkeypatch) -> None:
+    """`check --stdin-filename F -`, answered from the modules that can matter to F, against `check` on F's
+    whole project, for every Python file of a fixture project (the CLI's own entry point, in this process,
+    without a cache)."""
     import io
 
     from flake8_http_pool.cli import build_parser

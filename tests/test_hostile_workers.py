@@ -219,25 +219,31 @@ def _ends(script: str, timeout: float = 30) -> Optional[subprocess.CompletedProc
     return subprocess.CompletedProcess(process.args, process.returncode, out, err)
 
 
+# The end of a script that sets a pool's failure up: a run over 40 items, which prints "out of memory" when it
+# raises MemoryError.
+_RUN_OR_OUT_OF_MEMORY = """
+def double(shared, item):
+    return item * 2
+
+try:
+    list(runner.Runner(double, None, lambda item: "crashed", 2, chunk_size=3).run(range(40)))
+except MemoryError:
+    print("out of memory")
+"""
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="the pools fork")
 def test_a_run_that_fails_in_its_pool_s_shutdown_still_exits() -> None:
     """Out of memory in the shutdown itself: the workers were neither told to stop nor stopped. The run still
     ends: a worker's pipe closes with its parent, and multiprocessing stops the daemonic workers at exit."""
-    result = _ends("""
+    result = _ends(textwrap.dedent("""
         from flake8_http_pool import runner
 
         def exhausted(pool):
             raise MemoryError
         runner._Pool.close = runner._Pool.stop = exhausted
 
-        def double(shared, item):
-            return item * 2
-
-        try:
-            list(runner.Runner(double, None, lambda item: "crashed", 2, chunk_size=3).run(range(40)))
-        except MemoryError:
-            print("out of memory")
-    """)
+    """) + _RUN_OR_OUT_OF_MEMORY)
     assert result is not None, "still running after 30 s: a worker outlived the run"
     assert (result.returncode, result.stdout) == (0, "out of memory\n"), result.stderr
 
@@ -247,7 +253,7 @@ def test_a_worker_out_of_memory_outside_its_job_leaves_the_run_out_of_memory() -
     """A worker with no memory to send its results back printed multiprocessing's traceback and died, and every
     file was reported as one whose worker died. It ends quietly with an exit code that says why, and the run is
     out of memory, as when the worker's MemoryError came back through the pool."""
-    result = _ends("""
+    result = _ends(textwrap.dedent("""
         import multiprocessing.connection, os
         from flake8_http_pool import runner
 
@@ -258,14 +264,7 @@ def test_a_worker_out_of_memory_outside_its_job_leaves_the_run_out_of_memory() -
             return send(self, obj)
         multiprocessing.connection.Connection.send = failing
 
-        def double(shared, item):
-            return item * 2
-
-        try:
-            list(runner.Runner(double, None, lambda item: "crashed", 2, chunk_size=3).run(range(40)))
-        except MemoryError:
-            print("out of memory")
-    """)
+    """) + _RUN_OR_OUT_OF_MEMORY)
     assert result is not None, "still running after 30 s"
     assert (result.returncode, result.stdout, result.stderr) == (0, "out of memory\n", "")
 

@@ -122,15 +122,19 @@ def focused_first(targets: Iterable[str], modules: Any, first: Phase1,
 def focused_seeds(targets: Iterable[str], paths: List[str], options_of: Callable[[str], Options],
                   cache: Any = None, findings: bool = False) -> Dict[str, Any]:
     """`project.project_seeds` for the files `targets` (absolute paths among `paths`): the same seeds for
-    them, from the modules that can matter to them; the seeds of other files are not to be used."""
+    them, from the modules that can matter to them; the seeds of other files are not to be used.
+
+    `findings`: the targets' cache entries keep their unseeded findings too (LocalModules); the other modules
+    summarized on the way are not reported by this run, and their rules would have cost as much again as
+    their summaries (a run that reports one of them later walks it then)."""
     from .project import ModuleMap, _solve_gated, absolute_path, project_root
     from .project_cache import LocalModules
     from .source_files import read_or_none
 
     absolute = [absolute_path(path) for path in paths]
     modules = ModuleMap(absolute, project_root(absolute))
-    local = LocalModules(options_of, cache, findings=findings)
     wanted = [absolute_path(path) for path in targets]
+    local = LocalModules(options_of, cache, findings=frozenset(wanted) if findings else False)
     first = focused_first(wanted, modules, local.first,
                           lambda path: read_or_none(path, options_of(path).max_file_size))
     return _solve_gated(absolute, first, local.search, local.summary, local.words,  # type: ignore[arg-type]

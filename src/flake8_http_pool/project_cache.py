@@ -39,7 +39,7 @@ import contextlib
 import io
 import os
 import pickle
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple
+from typing import AbstractSet, Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple, Union
 
 from . import __version__
 from .escaping import shown
@@ -422,11 +422,12 @@ class LocalModules:
     """The gate's per-file steps (project.First, Search, Load) in this process, through the cache."""
 
     def __init__(self, options_of: Callable[[str], Options], cache: Optional[ProjectCache],
-                 findings: bool = False) -> None:
+                 findings: Union[bool, AbstractSet[str]] = False) -> None:
         self.options_of = options_of
         self.cache = cache
-        # The flake8 plugin's: each module summarized keeps its unseeded findings beside its summary in its
-        # entry ("findings": (text_key of the text, findings)), from the same walk.
+        # The flake8 plugin's: each module summarized (or each of a set of paths: the files a focused solve
+        # answers for) keeps its unseeded findings beside its summary in its entry ("findings": (text_key of
+        # the text, findings)), from the same walk.
         self.findings = findings
         self._fingerprints: Dict[Options, str] = {}
 
@@ -450,7 +451,8 @@ class LocalModules:
                     **extra: Any) -> Optional[Summary]:
         if "summary" in entry:
             return entry["summary"]
-        if self.findings and self.cache is not None:
+        wanted = self.findings if isinstance(self.findings, bool) else path in self.findings
+        if wanted and self.cache is not None:
             summary, findings = summary_and_findings(path, text, options)
             if findings is not None:
                 extra["findings"] = (text_key(text), findings)

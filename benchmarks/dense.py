@@ -164,36 +164,40 @@ def _sample(root: Path, count: int) -> List[str]:
     return random.Random(33).sample(files, min(count, len(files)))
 
 
-def _one_file_rounds(root: Path, envs: Dict[str, Path], count: int) -> List[Tuple[str, Timed, Timed]]:
-    """`count` Python files of `root` (a fixed sample), each linted alone by flake8 without the plugin and with
-    it on a cold cache (its folder removed first): (file, without, with)."""
-    chosen = _sample(root, count)
+def _paired_rounds(root: Path, count: int, rounds: int, floor_cmd: Callable[[str], List[str]],
+                   cold_cmd: Callable[[str], List[str]]) -> List[Tuple[str, Timed, Timed]]:
+    """`count` Python files of `root` (a fixed sample), each run `rounds` times by `floor_cmd(file)` and by
+    `cold_cmd(file)` on a cold cache (its folder removed first), in turn: (file, floor, cold), each the run of
+    median wall time (a run of a few tenths of a second moves by a third with the machine's load)."""
     found = []
-    for name in chosen:
-        without = timed_run([str(envs["without"] / "bin" / "flake8"), "--isolated", "--exit-zero", name],
-                            cwd=str(root))
-        shutil.rmtree(root / CACHE_FOLDER, ignore_errors=True)
-        cold = timed_run([str(envs["with"] / "bin" / "flake8"), "--isolated", "--exit-zero", name], cwd=str(root),
-                         limit=TIME_LIMIT_S)
-        found.append((name, without, cold))
+    for name in _sample(root, count):
+        floors, colds = [], []
+        for _ in range(rounds):
+            floors.append(timed_run(floor_cmd(name), cwd=str(root)))
+            shutil.rmtree(root / CACHE_FOLDER, ignore_errors=True)
+            colds.append(timed_run(cold_cmd(name), cwd=str(root), limit=TIME_LIMIT_S))
+        found.append((name, *(sorted(runs, key=lambda run: run.seconds)[len(runs) // 2] for runs in (floors, colds))))
     shutil.rmtree(root / CACHE_FOLDER, ignore_errors=True)
     return found
 
 
-def _buffer_rounds(root: Path, count: int) -> List[Tuple[str, Timed, Timed]]:
+def _one_file_rounds(root: Path, envs: Dict[str, Path], count: int, rounds: int) -> List[Tuple[str, Timed, Timed]]:
+    """Each file of the sample linted alone by flake8 without the plugin and with it on a cold cache:
+    (file, without, with)."""
+    return _paired_rounds(
+        root, count, rounds, lambda name: [str(envs["without"] / "bin" / "flake8"), "--isolated", "--exit-zero", name],
+        lambda name: [str(envs["with"] / "bin" / "flake8"), "--isolated", "--exit-zero", name])
+
+
+def _buffer_rounds(root: Path, count: int, rounds: int) -> List[Tuple[str, Timed, Timed]]:
     """The same files, each checked as an editor's buffer (`check --stdin-filename FILE -`, the file on standard
     input) with a cold cache, beside its one-file floor, `check --no-cache FILE` (that file alone, no project
     model): (file, floor, buffer)."""
-    found = []
-    for name in _sample(root, count):
-        floor = timed_run([tool("flake8-http-pool"), "check", "--isolated", "--no-cache", "--exit-zero", name],
-                          cwd=str(root))
-        shutil.rmtree(root / CACHE_FOLDER, ignore_errors=True)
-        buffer = timed_run(["sh", "-c", 'exec "$0" check --isolated --exit-zero --stdin-filename "$1" - < "$1"',
-                            tool("flake8-http-pool"), name], cwd=str(root), limit=TIME_LIMIT_S)
-        found.append((name, floor, buffer))
-    shutil.rmtree(root / CACHE_FOLDER, ignore_errors=True)
-    return found
+    return _paired_rounds(
+        root, count, rounds,
+        lambda name: [tool("flake8-http-pool"), "check", "--isolated", "--no-cache", "--exit-zero", name],
+        lambda name: ["sh", "-c", 'exec "$0" check --isolated --exit-zero --stdin-filename "$1" - < "$1"',
+                      tool("flake8-http-pool"), name])
 
 
 def _one_file_goal(runs: List[Tuple[str, Timed, Timed]], whole_cold: Sequence[Timed],
@@ -237,8 +241,9 @@ def run(quick: bool) -> dict:
     envs = ensure_venvs(CACHE / "flake8_venvs")
     checks = {small_copies: _check_rounds(small, check_rounds), large_copies: _check_rounds(large, large_rounds)}
     flake8 = _flake8_rounds(small, envs, flake8_rounds)
-    one_file = _one_file_rounds(small, envs, 4 if quick else 40)
-    buffers = _buffer_rounds(small, 4 if quick else 40)
+    one_file_rounds = 1 if quick else 3
+    one_file = _one_file_rounds(small, envs, 4 if quick else 40, one_file_rounds)
+    buffers = _buffer_rounds(small, 4 if quick else 40, one_file_rounds)
     sizes = {small_copies: _files(small), large_copies: _files(large)}
 
     goal_rows = [
@@ -283,7 +288,7 @@ def run(quick: bool) -> dict:
         "flake8 `--isolated` on that file alone, without the plugin and with it on a cold cache (its folder "
         "removed first), as pre-commit in CI runs it; and `check` given the file as an editor's buffer "
         "(`--stdin-filename FILE -`) on a cold cache, beside `check --no-cache FILE` (the file alone, no project "
-        "model). One round each.",
+        f"model). {one_file_rounds} rounds each, in turn; each file's run of median time.",
         "",
         "| | floor | cold | ratio |",
         "| --- | ---: | ---: | ---: |",

@@ -669,6 +669,31 @@ def test_every_leaf_of_another_type_is_refused(corpus_cache: Path) -> None:
     assert len(tried) > 60  # the kinds of place tried: every field of a summary, a result, a finding, seeds
 
 
+def test_a_field_read_alone_is_checked_alone(corpus_cache: Path, tmp_path: Path) -> None:
+    """The flake8 plugin's warm run reads a module's findings alone (`load(..., only=("findings",))`): a
+    wrong leaf in its findings is a miss, as a wrong leaf anywhere is for the whole entry; one in the summary,
+    which that read neither takes nor checks, leaves the findings read."""
+    from flake8_http_pool import cache_shapes as shapes
+    from flake8_http_pool.project_cache import ProjectCache
+
+    found = [pickle.loads(path.read_bytes()) for path in sorted((corpus_cache / "m").rglob("*")) if path.is_file()]
+    found = [entry for entry in found if entry.get("findings") and entry["findings"][1] and entry.get("summary")]
+    assert found
+    tried: Dict[Tuple[Any, ...], int] = {}
+    for entry in found:
+        _refused_everywhere(entry["findings"], shapes.module_entry_field("findings"), tried)
+    entry = found[0]
+    cache = ProjectCache(str(tmp_path / "cache"))
+    module = tmp_path / "m.py"
+    broken_summary = dict(entry, summary={"functions": 3})
+    cache.store(str(module), "options", "digest", broken_summary)
+    assert cache.load(str(module), "options", "digest") == {}
+    assert cache.load(str(module), "options", "digest", only=("findings",)) == {"findings": entry["findings"]}
+    broken_findings = dict(entry, findings=(entry["findings"][0], [None]))
+    cache.store(str(module), "options", "digest", broken_findings)
+    assert cache.load(str(module), "options", "digest", only=("findings",)) == {}
+
+
 def _control_characters(entry: Dict[str, Any]) -> None:
     if entry.get("findings") and entry["findings"][1]:
         kept = entry["findings"][1]

@@ -224,15 +224,17 @@ def _built(name: str) -> Check:
                 check(field) for check, field in zip(seeds_fields, value))
 
         fix_class = optional(lambda value: value in ("safe", "unsafe") if type(value) is str else False)
+        entry_fields = {
+            "hash": _str, "path": _str, "gated": _bool, "summary": optional(summary),
+            "results": mapping(_str, result),
+            "seeded": mapping(fixed(_str, _str), result),
+            "findings": fixed(_str, each(finding)),
+            "classes": mapping(fixed(_str, _str, _str), each(fix_class)),
+        }
         _BUILT.update(
             findings=findings,
-            module_entry=record({}, {
-                "hash": _str, "path": _str, "gated": _bool, "summary": optional(summary),
-                "results": mapping(_str, result),
-                "seeded": mapping(fixed(_str, _str), result),
-                "findings": fixed(_str, each(finding)),
-                "classes": mapping(fixed(_str, _str, _str), each(fix_class)),
-            }),
+            module_entry=record({}, entry_fields),
+            **{f"entry_{name}": check for name, check in entry_fields.items()},
             seeds=mapping(_str, seeds),
             phase_one=fixed(findings, lambda place: place in ("first", "rest") if type(place) is str else False,
                             _str),
@@ -243,6 +245,11 @@ def _built(name: str) -> Check:
 def module_entry(value: Any) -> bool:
     """A module's entry (project_cache.ProjectCache.load): whatever of its fields it holds, each whole."""
     return _built("module_entry")(value)
+
+
+def module_entry_field(name: str) -> Check:
+    """The shape of one field of a module's entry (`module_entry`'s), to check that field alone."""
+    return _built(f"entry_{name}")
 
 
 def findings(value: Any) -> bool:

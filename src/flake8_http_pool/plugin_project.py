@@ -420,7 +420,7 @@ def known_findings(filename: str, text: str, options: Options) -> Optional[List[
             data = read_bytes(path, options.max_file_size)
         except SourceError:
             return None
-        entry = _CACHES[folder].load(path, _FINGERPRINTS[options], content_hash(data))
+        entry = _CACHES[folder].load(path, _FINGERPRINTS[options], content_hash(data), only=("findings",))
         kept = entry.get("findings")
         if isinstance(kept, tuple) and len(kept) == 2 and kept[0] == text_key(text) and isinstance(kept[1], list):
             return kept[1]

@@ -278,16 +278,22 @@ class ProjectCache:
         name = _digest(f"{os.path.abspath(path)}\0{fingerprint}")
         return "m", name[:2], name[2:]
 
-    def load(self, path: str, fingerprint: str, digest: str) -> Dict[str, Any]:
+    def load(self, path: str, fingerprint: str, digest: str, only: Optional[Tuple[str, ...]] = None
+             ) -> Dict[str, Any]:
         """The entry of `path` for these options and bytes; an empty dict when there is none that fits (none,
-        another file's, or one of a shape this version does not write: cache_shapes.module_entry)."""
-        from .cache_shapes import module_entry
+        another file's, or one of a shape this version does not write: cache_shapes.module_entry).
+
+        `only`: the fields wanted, the others neither checked nor given (the flake8 plugin's warm run reads a
+        module's findings, and checking the shape of its summary too cost more than reading the entry)."""
+        from .cache_shapes import module_entry, module_entry_field
 
         entry = self._read(self._entry_names(path, fingerprint), ENTRY_CAP)
-        if isinstance(entry, dict) and entry.get("hash") == digest and entry.get("path") == os.path.abspath(path) \
-                and _valid(module_entry, entry):
-            return entry
-        return {}
+        if not (isinstance(entry, dict) and entry.get("hash") == digest and entry.get("path") == os.path.abspath(path)):
+            return {}
+        if only is None:
+            return entry if _valid(module_entry, entry) else {}
+        wanted = {name: entry[name] for name in only if name in entry}
+        return wanted if all(_valid(module_entry_field(name), value) for name, value in wanted.items()) else {}
 
     def store(self, path: str, fingerprint: str, digest: str, entry: Dict[str, Any]) -> None:
         """Write the entry of `path` (whole: what was loaded, plus what this run computed)."""

@@ -467,6 +467,10 @@ class ModuleMap:
 
         claims: List[Tuple[int, str, str]] = []
         stems = self._stems
+        # A path below the root is told from its start (both are normalized): os.path.relpath made absolute
+        # paths of both, every time, and was a third of the map of a 770-file project, which a one-file answer
+        # builds before anything else.
+        below = self.root if self.root.endswith(os.sep) else self.root + os.sep
         for path in paths:
             data = ondisk.blob(path)
             folder, base = os.path.split(path)
@@ -475,7 +479,7 @@ class ModuleMap:
             name = self._package_name(path)
             if name is not None:
                 claims.append((0, name, data))
-            rel = os.path.relpath(path, self.root)
+            rel = path[len(below):] if path.startswith(below) else os.path.relpath(path, self.root)
             if not rel.startswith(".."):
                 parts = _module_parts(rel)
                 name = _dotted(parts)

@@ -692,9 +692,6 @@ class Summaries(MutableMapping[str, Optional[Summary]]):
             self._db, "SELECT seq, data FROM summaries WHERE seq > ? AND none = 0 ORDER BY seq LIMIT ?"))
         ondisk.insert_all(self._db, "UPDATE summaries SET data = ? WHERE seq = ?", narrowed)
         self._recent.clear()
-        # The solve goes round every module a dozen times: with fewer kept than it reads in a round, each read
-        # was an unpickling (4,400 on a 770-module project, for 420 summaries). A narrowed summary is small.
-        self._keep = max(self._keep, _NARROWED_KEPT)
 
     def __delitem__(self, path: str) -> None:
         if self._db.execute("DELETE FROM summaries WHERE path = ?", (_blob(path),)).rowcount == 0:
@@ -741,8 +738,6 @@ class Summaries(MutableMapping[str, Optional[Summary]]):
         return last if last is not None else -1
 
 
-# How many narrowed summaries `Summaries` keeps unpacked (a few MB at most).
-_NARROWED_KEPT = 1024
 # Set a summary: a path set again keeps its place in the order.
 _SET_SUMMARY = ("INSERT INTO summaries(path, none, data) VALUES (?, ?, ?) "
                 "ON CONFLICT(path) DO UPDATE SET none = excluded.none, data = excluded.data")

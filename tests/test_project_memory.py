@@ -240,3 +240,26 @@ def test_a_gate_worker_keeps_the_settings_key_of_the_file_it_works_on_only(tmp_p
     found = parallel_gate._search_job((*shared, Needles({"m0": frozenset({"get_json"})}, {})), (str(caller), "key"))
     assert list(found) == [str(caller)]
     assert list(parallel_gate._KEYS) == [str(caller)]
+
+
+def test_a_worker_s_first_collection_frees_the_walks_before_it_freezes_what_is_left() -> None:
+    """project_check._collect freezes what a worker holds so that later collections look at little more than
+    the garbage; frozen before the first collection, the garbage of the walks so far (reference cycles) was
+    kept for the worker's life. In a fresh process: a cycle made before the first collection is freed by it."""
+    import subprocess
+    import sys
+
+    script = (
+        "import gc\n"
+        "from flake8_http_pool import project_check\n"
+        "class Cycle:\n"
+        "    def __init__(self):\n"
+        "        self.me = self\n"
+        "Cycle()\n"
+        "project_check._collect()\n"
+        "gc.unfreeze()\n"
+        "print(gc.collect())\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "0", "garbage was frozen before the first collection: " + done.stdout

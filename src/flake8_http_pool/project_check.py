@@ -118,10 +118,10 @@ _COLLECT_AFTER_BYTES = 64 * 1024
 
 def _collect(size: Optional[int] = None) -> None:
     """Free the walks just done now, not at some later full collection: a tree and its analysis hold reference
-    cycles, and a worker otherwise carried the garbage of many files (its peak memory grew with the tree). What
-    the process held before its first walk (modules, the run's own lists) is frozen first, so a collection
-    looks at little more than the garbage. `size`: the bytes of the module just walked (the collection waits
-    until `_COLLECT_AFTER_BYTES` have been); None collects now."""
+    cycles, and a worker otherwise carried the garbage of many files (its peak memory grew with the tree). After
+    the first collection, what is left (modules, the run's own lists) is frozen, so the later ones look at little
+    more than the garbage; frozen before it, the garbage of the walks so far was never freed. `size`: the bytes
+    of the module just walked (the collection waits until `_COLLECT_AFTER_BYTES` have been); None collects now."""
     import gc
 
     global _frozen, _walked
@@ -130,10 +130,10 @@ def _collect(size: Optional[int] = None) -> None:
         if _walked < _COLLECT_AFTER_BYTES:
             return
     _walked = 0
+    gc.collect()
     if not _frozen:
         gc.freeze()
         _frozen = True
-    gc.collect()
 
 
 def _classes_cache(path: str, settings: Any, cache: Optional[ProjectCache], digest: Optional[str],

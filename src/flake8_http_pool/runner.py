@@ -552,7 +552,7 @@ class Runner(Generic[Item, Result]):
         try:
             pool.submit(0, [])
             return pool.result(0, PROBE_S) == []
-        except (_NoWorkers, _Broken, OSError, RuntimeError):  # (a worker out of memory: the run's, raised)
+        except (_NoWorkers, _Broken, OSError, RuntimeError):  # not MemoryError: a worker out of memory is the run's
             return False
         finally:
             pool.stop()

@@ -1,5 +1,5 @@
 """The project gate as it was before its worklist and word index (project._solve_gated at b3c116c, verbatim but for
-its imports): every pass grows every summarized module, every round reads every remaining file. The tests hold
+its imports and the `matters` its solve is given since): every pass grows every summarized module, every round reads every remaining file. The tests hold
 the new gate to the same summaries, in the same order, and the same seeds (tests/test_gate_linear.py)."""
 
 # flake8: noqa
@@ -199,4 +199,4 @@ def solve_gated(paths: Iterable[str], first: First, search: Search, load_summary
             break  # nothing new to search the rest for
     resolved_calls.clear()
     summaries.narrow(lambda summary: _worth_only(summary, worth))
-    return solve(project, worth)
+    return solve(project, worth, relevant.__contains__)

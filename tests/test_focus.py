@@ -13,7 +13,7 @@ from typing import Dict, List
 
 import pytest
 
-from flake8_http_pool.focus import focused_seeds, imported_names
+from flake8_http_pool.focus import _Imports, _route, focused_seeds, imported_names
 from flake8_http_pool.options import DEFAULT_OPTIONS
 from flake8_http_pool.plugin_project import project_files
 from flake8_http_pool.project import project_seeds
@@ -66,6 +66,30 @@ def test_the_imports_read_from_the_bytes() -> None:
         ("a.b", []), ("d", []), (".x", ["y", "z"]), (".", ["m"]), ("..p.q", ["*"]), ("e", [])]
 
 
+@pytest.mark.parametrize("source, name, expected", [
+    (b"from .client import Client, Other\n__all__ = ['Client']\ndefault = Client()\n", "Client", (".client", "Client")),
+    (b"from .client import Client as C\n", "C", (".client", "Client")),
+    (b"from telebot import types\ndef f(kind: List[types.Kind] = None): return types.Message\n", "types",
+     ("telebot", "types")),
+    (b'import telebot.types\n"""For a list of types."""\n', "types", ("", "")),  # bound nowhere
+    (b"from .client import Client\nClient = wrap(Client)\n", "Client", None),
+    (b"from .client import Client\nClient += ()\n", "Client", None),
+    (b"from .client import Client\nClient: type = Other\n", "Client", None),
+    (b"from .client import Client\nfirst, Client = pair\n", "Client", None),
+    (b"from .client import Client\nif old:\n    class Client: pass\n", "Client", None),
+    (b"from .client import Client\nfrom .other import Client\n", "Client", None),
+    (b"from .client import Client\nimport Client\n", "Client", None),
+    (b"from .client import Client\nimport Client.sub\n", "Client", None),
+    (b"from .client import Client\nClient.retries = 3\nClient.get(url)\n", "Client", (".client", "Client")),
+    (b"from .client import Client\nfor Client in kinds: pass\n", "Client", None),
+    (b"from .client import Client\ndef __getattr__(name): pass\n", "Client", None),
+    (b"from .inner import *\n", "Client", None),  # a star import of the project's own module
+], ids=lambda value: value.decode().split("\n")[-2][:30] if isinstance(value, bytes) else None)
+def test_a_name_a_module_only_imports_is_followed_to_where_it_comes_from(
+        source: bytes, name: str, expected: object) -> None:
+    assert _route(_Imports(source), name, lambda module: module == ".inner") == expected
+
+
 _HELPER = "import requests\n\n\ndef get_json(url):\n    return requests.get(url).json()\n"
 _LOOP = "from app.helper import get_json\n\n\ndef sync(urls):\n    for url in urls:\n        get_json(url)\n"
 _UNRELATED = "import requests\n\n\ndef ping{n}():\n    return requests.get('https://example.com/{n}')\n"
@@ -97,6 +121,36 @@ def test_flake8_named_one_file_with_a_cold_cache_reads_the_modules_that_matter_t
     tree = _flake8(tmp_path, ".", log=log)
     mine = [line[2:] for line in tree.stdout.splitlines() if line.startswith("./app/helper.py:")]
     assert one.stdout.splitlines() == mine and "HTP102" in one.stdout, one.stdout + one.stderr + tree.stdout
+
+
+_RECORDS = ("import requests\n\n\nclass Record:\n    def fetch(self):\n"
+            "        return requests.get('https://example.com')\n")
+_HANDLER = ("from {source} import get_json\nfrom app.records import Record\n\n\n"
+            "async def handler(url) -> Record:\n    return get_json(url)\n")
+_PACKAGE = "from .helper import get_json\nfrom .records import Record\n"
+
+
+@pytest.mark.parametrize("source, package", [("app.helper", ""), ("app", _PACKAGE)],
+                         ids=["from-the-module", "through-the-package"])
+def test_flake8_named_one_file_reads_neither_what_it_only_imports_nor_the_callers_of_its_callees(
+        tmp_path: Path, source: str, package: str) -> None:
+    """The file's answer needs the helper it calls (a blocking call from an `async def`: HTP403), not the
+    module whose class it names only as an annotation, and not the module that calls the helper in a loop:
+    that makes the helper hot, which changes the helper's findings, not the file's."""
+    _tree(tmp_path, {"pyproject.toml": "", "app/__init__.py": package, "app/helper.py": _HELPER,
+                     "app/sync.py": _LOOP, "app/records.py": _RECORDS,
+                     "app/handler.py": _HANDLER.format(source=source)})
+    log = tmp_path / "parsed.txt"
+    one = _flake8(tmp_path, "app/handler.py", log=log)
+    parsed = sorted(os.path.relpath(line, tmp_path) for line in log.read_text().splitlines())
+    # (The package's `__init__.py`, when the name comes through it: the call is resolved there.)
+    assert parsed == [os.path.join("app", name) for name in ("__init__.py", "handler.py", "helper.py")
+                      if package or name != "__init__.py"], parsed
+    log.unlink()
+    tree = _flake8(tmp_path, ".", log=log)
+    mine = [line[2:] for line in tree.stdout.splitlines() if line.startswith("./app/handler.py:")]
+    assert one.stdout.splitlines() == mine and "HTP403" in one.stdout, one.stdout + one.stderr + tree.stdout
+    assert "./app/helper.py:" in tree.stdout and "./app/records.py" not in tree.stdout, tree.stdout
 
 
 def _check(root: Path, *args: str, source: str = "", cache: Path, log: Path) -> subprocess.CompletedProcess:

@@ -217,9 +217,9 @@ def _solved(root: Path, gate: Any, module: Any) -> Tuple[Dict[str, Any], List[Tu
     order: List[Tuple[str, bool]] = []
     solve = module.solve
 
-    def watching(project: Any, worth: Any) -> Any:
+    def watching(project: Any, worth: Any, matters: Any) -> Any:
         order.extend((os.path.relpath(path, root), project.summaries[path] is None) for path in project.summaries)
-        return solve(project, worth)
+        return solve(project, worth, matters)
 
     module.solve = watching
     try:

@@ -27,8 +27,8 @@ import re
 import zlib
 from array import array
 from collections import OrderedDict
-from typing import (Any, Callable, Dict, FrozenSet, Iterable, Iterator, List, MutableMapping, NamedTuple, Optional,
-                    Sequence, Set, Tuple, Union)
+from typing import (AbstractSet, Any, Callable, Dict, FrozenSet, Iterable, Iterator, List, MutableMapping, NamedTuple,
+                    Optional, Sequence, Set, Tuple, Union)
 
 from .bindings import ASSIGN, IMPORT, OTHER, FunctionInfo, dotted_name, lookup
 from .engine import ModuleSeeds
@@ -1139,11 +1139,15 @@ class _Hot:
         return (self.crossed, self.place[0], self.place[1], self.how, self.caller or "")
 
 
-def solve(project: Project, worth: Callable[[Ref], bool] = lambda ref: True) -> Dict[str, Seeds]:
+def solve(project: Project, worth: Callable[[Ref], bool] = lambda ref: True,
+          matters: Optional[Callable[[Tuple[str, str]], bool]] = None) -> Dict[str, Seeds]:
     """Hot functions over the whole project; for each file, the functions hot because of another module.
 
     `worth(ref)`: whether a loop's or a registration's reference to another module can name a function that
-    can matter (the gate's, see `_solve_gated`); one that cannot is not resolved."""
+    can matter (the gate's, see `_solve_gated`); one that cannot is not resolved. `matters(function)`: whether
+    its being hot can make a finding (the gate's `can_matter`, across modules); the others are no seeds. A
+    function that cannot matter was made hot only when a call of it named a word of one that can: whether it
+    was then depended on the words of modules that have nothing to do with it."""
     hot: Dict[Tuple[str, str], _Hot] = {}
     queue: List[Tuple[str, str]] = []
 
@@ -1197,7 +1201,7 @@ def solve(project: Project, worth: Callable[[Ref], bool] = lambda ref: True) -> 
 
     hot_seeds: Dict[str, Dict[str, Tuple[str, str, int, str]]] = {}
     for (path, key), state in hot.items():
-        if not state.crossed:
+        if not state.crossed or (matters is not None and not matters((path, key))):
             continue
         summary = project.summary(path)
         if summary is not None and summary["functions"][key]["factory"]:
@@ -1668,6 +1672,32 @@ class _Absolute:
         return (absolute_path(path) for path in self.paths)
 
 
+def _reaching(path: str, keys: List[str], hit: List[bool], calls: Any, targets: Any,
+              reaching: Set[Tuple[str, str]], toward: Tuple[AbstractSet[str], AbstractSet[str]]
+              ) -> Set[Tuple[str, str]]:
+    """The functions of `path` (its `keys`, `hit` where they can matter, their resolved `calls`) that reach a
+    function that can matter of the files `toward` answers for (`reaching`: those found so far), or are one."""
+    near = [hit[index] and path in toward[0] for index in range(len(keys))]
+
+    def reaches(target: int) -> bool:
+        return near[target] if target >= 0 else targets.of(target) in reaching
+
+    changed = True
+    while changed:
+        changed = False
+        for index in range(len(keys)):
+            if not near[index] and hit[index] and any(reaches(target) for target in calls.of(index)):
+                near[index] = changed = True
+    return {(path, keys[index]) for index in range(len(keys)) if near[index]}
+
+
+def _exported(resolved: Callable[..., Optional[Tuple[str, str]]], worth: Callable[[Ref], bool], target: str,
+              path: str, place: int) -> Optional[Tuple[str, str]]:
+    """The function or class a re-export of `path` (`from .http import get_json`) names, when `worth` resolving."""
+    ref = ["import", target, []]
+    return resolved(ref, path, place) if worth(ref) else None
+
+
 def _summary_analysis(analysis: Any, options: Options) -> Optional[Summary]:
     """`_summary_or_none` from the Analysis a file's check built (no second walk)."""
     try:
@@ -1731,8 +1761,8 @@ _PLAIN_ROUNDS = 2
 
 
 def _solve_gated(paths: Iterable[str], first: First, search: Search, load_summary: Load,
-                 words: Words, plain_rounds: Optional[int] = None, modules: Optional[ModuleMap] = None
-                 ) -> Dict[str, Seeds]:
+                 words: Words, plain_rounds: Optional[int] = None, modules: Optional[ModuleMap] = None,
+                 toward: Optional[Tuple[AbstractSet[str], AbstractSet[str]]] = None) -> Dict[str, Seeds]:
     """The two-phase gate over `paths`, then `solve`.
 
     Phase 1 (`first`) summarizes the files that import an HTTP library (or that the `unpooled-calls` patterns
@@ -1745,6 +1775,10 @@ def _solve_gated(paths: Iterable[str], first: First, search: Search, load_summar
     every module until nothing changes (gate_worklist.py), and the rounds after `_PLAIN_ROUNDS` look the rest
     up in a word index: a chain of wrappers across modules, one round per link, cost every round a pass over
     every module and a read of every remaining file, quadratic.
+
+    `toward` (the files a focused solve answers for, and the modules they reach on the way down, focus.py): the
+    modules outside the second are searched only for the functions that reach the first (`aims`); a caller of
+    any other function that can matter changes no seed of those files.
     """
     from .gate_worklist import Watch, Worklist
 
@@ -1783,6 +1817,12 @@ def _solve_gated(paths: Iterable[str], first: First, search: Search, load_summar
     needed: List[Tuple[str, str]] = []  # (name, module) in the order `need` added them to `needles`
     names_from: Dict[str, List[str]] = {}  # module -> the names searched for from it
     relevant: Set[Tuple[str, str]] = set()
+    # With `toward`: the functions that reach one of its files' functions that can matter (or are one), and the
+    # (name, module) pairs searched for outside the modules its files reach, as `needles` and `needed` are.
+    reaching: Set[Tuple[str, str]] = set()
+    aims: Dict[str, Set[str]] = {}
+    aimed: List[Tuple[str, str]] = []
+    aims_from: Dict[str, List[str]] = {}
     folders: Dict[str, Set[str]] = {}  # folder -> the package folders it is below the project root
 
     def words_of(path: str, known: Dict[str, Set[str]]) -> Tuple[str, Set[str]]:
@@ -1955,11 +1995,19 @@ def _solve_gated(paths: Iterable[str], first: First, search: Search, load_summar
         found.update((path, keys[index]) for index in range(len(keys)) if hit[index])
         new = found - relevant
         relevant.update(new)
-        for function in new:  # their callers in other modules may now reach one that can matter
+        near = _reaching(path, keys, hit, calls, targets, reaching, toward) if toward is not None else set()
+        new_near = near - reaching
+        reaching.update(new_near)
+        for function in new | new_near:  # their callers in other modules may now reach one that can matter
             number = targets.known(function)
             for caller in watch.callers(number) if number is not None else ():
                 worklist.mark(caller)
         added = False
+        for module, key in new_near:  # (as for `new` below)
+            parts = key.split(".")
+            if (len(parts) == 1 and parts[0] in summary["defs"]) or \
+                    (len(parts) == 2 and parts[0] in summary["classes"]):
+                added = aim(parts[0], module) or added
         for module, key in new:
             # Another module reaches a top-level def by its name, and a method of a top-level class through
             # the class (`Api().fetch()`, `api = Api()` then `api.fetch()`, `class Mine(Api)`, a view's
@@ -1986,12 +2034,23 @@ def _solve_gated(paths: Iterable[str], first: First, search: Search, load_summar
                 watch.calls(place, (targets.number(exported),))
                 if exported in relevant:
                     added = need(name, path) or added
+        if toward is not None:
+            for name, target in summary["exports"].items():
+                absolute = modules.absolute(target, path)
+                source = modules.module(absolute.rsplit(".", 1)[0], path) if absolute and "." in absolute else None
+                if path in aims.get(name, ()):
+                    continue
+                if (source is not None and source in aims.get(name, ())) or \
+                        _exported(resolved, worth, target, path, place) in reaching:
+                    added = aim(name, path) or added
         for star in summary["stars"]:  # `from .http import *`
             absolute = modules.absolute(star, path)
             source = modules.module(absolute, path) if absolute else None
             for name in list(names_from.get(source, ())) if source is not None else ():
                 added = need(name, path) or added
-        return added or bool(new)
+            for name in list(aims_from.get(source, ())) if source is not None else ():
+                added = aim(name, path) or added
+        return added or bool(new) or bool(new_near)
 
     def need(name: str, module: str) -> bool:
         """Search for `name` imported from `module`; True when that is new."""
@@ -2009,16 +2068,43 @@ def _solve_gated(paths: Iterable[str], first: First, search: Search, load_summar
             worklist.mark(place)
         return True
 
+    def aim(name: str, module: str) -> bool:
+        """Search for `name` imported from `module` outside the modules `toward` reaches; True when that is new."""
+        known = aims.setdefault(name, set())
+        if module in known:
+            return False
+        known.add(module)
+        aimed.append((name, module))
+        aims_from.setdefault(module, []).append(name)
+        for place in [*watch.exporting(name), *watch.starring(_blob(module))]:
+            worklist.mark(place)
+        return True
+
     # Until nothing changes: a module's function may call one that a later module's pass finds can matter.
     worklist.run(grow, every=True)
     index = None
-    searched = 0  # the (name, module) pairs of `needed` the rest was last searched for
+    searched = 0  # the (name, module) pairs of `needed` (of `aimed`, with `toward`) the rest was last searched for
     rounds = 0
-    while needles and rest:
+    while (needles if toward is None else needles or aims) and rest:
         rounds += 1
-        fresh = needed[searched:]
-        searched = len(needed)
-        if rounds <= (_PLAIN_ROUNDS if plain_rounds is None else plain_rounds):
+        fresh = needed[searched:] if toward is None else aimed[searched:]
+        searched = len(needed) if toward is None else len(aimed)
+        plain = rounds <= (_PLAIN_ROUNDS if plain_rounds is None else plain_rounds)
+        if toward is not None:
+            # The modules the files reach, for every function that can matter; the others, for those that reach
+            # the files (the word index, after the plain rounds, for those not searched for yet).
+            below = [path for path in rest if path in toward[1]]
+            joined = search(below, pairs()) if below and needles else {}
+            if plain and aims:
+                above = [path for path in rest if path not in toward[1]]
+                joined.update(search(above, pairs(aimed)) if above else {})
+            elif fresh:
+                if index is None:
+                    index = word_index()
+                candidates = [path for path in rest.numbered_as(index.candidates(atoms(fresh)))
+                              if path not in toward[1]]
+                joined.update(search(candidates, pairs(fresh)) if candidates else {})
+        elif plain:
             joined = search(rest, pairs())  # type: ignore[arg-type]
         else:
             # The rest's files matched none of the needles searched for before: those that match now match one
@@ -2053,5 +2139,5 @@ def _solve_gated(paths: Iterable[str], first: First, search: Search, load_summar
             break  # nothing new to search the rest for
     resolved_calls.clear()
     summaries.narrow(lambda summary: _worth_only(summary, worth))
-    return solve(project, worth)
+    return solve(project, worth, relevant.__contains__)
 

@@ -2,7 +2,7 @@
 flake8 never follow a link out of it, never hang on it, and print what a run without a cache prints.
 
 Every test works on a project with a root marker and a finding whose reason is in another module (so the
-project model, its solve and the plugin's lock all run), beside an `outside/` folder the cache must never
+project model and its solve run), beside an `outside/` folder the cache must never
 write to. The commands run in subprocesses with a timeout: a hang comes back as a failure, not a stuck suite.
 """
 
@@ -108,7 +108,7 @@ def _listing(folder: Path) -> List[str]:
 # -- links --------------------------------------------------------------------------------------------------
 def test_a_lock_that_is_a_link_is_never_followed(tmp_path: Path, uncached: Outputs) -> None:
     """A committed `lock` linking out of the tree: flake8 created the link's target (the lock was opened
-    `a+b`). It is left alone now, and the project is solved without it."""
+    `a+b`). It is left alone now (no run takes a lock), and the project is solved as without it."""
     root = _project(tmp_path / "proj")
     (tmp_path / "outside").mkdir()
     target = tmp_path / "outside" / "made-by-the-lock"
@@ -285,7 +285,7 @@ def cache_files(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch)
 
 
 def test_the_folder_on_disk_refuses_links_fifos_and_big_entries(tmp_path: Path, cache_files: Any) -> None:
-    """CacheFolder itself, in both ways of working: a link (entry, subfolder, folder, lock) is never followed,
+    """CacheFolder itself, in both ways of working: a link (entry, subfolder, folder) is never followed,
     a FIFO or an entry over its cap is a miss at once, and a write replaces a link instead of writing through."""
     root = tmp_path / "proj"
     root.mkdir()
@@ -309,9 +309,6 @@ def test_the_folder_on_disk_refuses_links_fifos_and_big_entries(tmp_path: Path, 
     with pytest.raises(cache_files.FolderRefused) as refused:
         folder.write(("m", "cd", "new"), b"ours")
     assert refused.value.link and "m/cd is a symbolic link" in refused.value.reason
-    (root / "cache" / "lock").symlink_to(outside / "made-by-the-lock")
-    with folder.locked(0.1) as held:
-        assert held is None
     linked = cache_files.CacheFolder(str(root / "linked-cache"), str(root))
     (root / "linked-cache").symlink_to(outside, target_is_directory=True)
     with pytest.raises(cache_files.FolderRefused) as refused:
@@ -348,22 +345,18 @@ def held_lock(tmp_path: Path) -> Iterator[Path]:
         holder.wait(timeout=TIMEOUT)
 
 
-def test_a_lock_held_by_another_process_is_waited_for_a_few_seconds(held_lock: Path, uncached: Outputs) -> None:
-    """flake8 waited forever, saying nothing. It waits a few seconds, says so once, and solves the project
-    itself: the same findings. `check` and `fix` never take the lock."""
+def test_a_lock_held_by_another_process_stalls_no_run(held_lock: Path, uncached: Outputs) -> None:
+    """flake8 waited forever on a held lock, saying nothing; then a few seconds, saying so. No run takes a lock
+    now: flake8, `check` and `fix` answer at once, with the findings of a run without a cache."""
     started = time.monotonic()
     done = _flake8(held_lock, timeout=30)
-    assert time.monotonic() - started < 25
-    assert done.stdout == uncached.flake8
-    notes = done.stderr.splitlines()
-    assert len(notes) == 1 and "cache lock" in notes[0] and "held by another process" in notes[0], done.stderr
-    started = time.monotonic()
     check, fix = _check(held_lock), _fix_diff(held_lock)
     assert time.monotonic() - started < 25
+    assert (done.stdout, done.stderr) == (uncached.flake8, "")
     assert (check.stdout, fix.stdout, check.stderr, fix.stderr) == (uncached.check, uncached.fix, "",
                                                                      uncached.fix_summary)
-    # Two flake8 processes at once, cold again: each waits its few seconds at most, and both report what a run
-    # without a cache does.
+    # Two flake8 processes at once, cold again: they share the modules' summaries through the cache, and both
+    # report what a run without a cache does.
     shutil.rmtree(held_lock / CACHE / "s")
     both = [subprocess.Popen([sys.executable, "-m", "flake8", "--isolated", "--select", "HTP", "."], cwd=held_lock,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]

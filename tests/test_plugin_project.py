@@ -6,6 +6,7 @@ excluded; a warm cache parses nothing; libcst is never imported."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -133,18 +134,39 @@ def test_a_tree_over_the_project_limit_is_checked_module_by_module(tmp_path: Pat
     assert _flake8(root, "app/http.py").stdout.startswith(_FOUND)
 
 
-def test_the_main_flake8_process_solves_the_project_once_for_all_its_workers(tmp_path: Path) -> None:
-    """flake8's workers fork from its main process after the plugin reads its options: the project is walked and
-    solved there, once, and not again in each worker (without a cache folder each worker would parse it all)."""
+def test_flake8_s_main_process_solves_nothing_and_its_workers_share_their_solve(
+        tmp_path: Path, monkeypatch) -> None:
+    """The plugin starts no process of its own and solves nothing in flake8's main process: there it only loads
+    a solve the cache holds, for the workers it forks to inherit. Each worker solves a cold project itself,
+    reading the summaries another has cached: a solve after another parses nothing."""
+    import argparse
+
+    from flake8_http_pool import plugin_project
+    from flake8_http_pool.options import Options
+    from flake8_http_pool.plugin import HttpPoolChecker
+
     root = _project(tmp_path)
     _write(root, {f"app/extra{index}.py": "import requests\n\n\ndef f(u):\n    return requests.get(u)\n"
                   for index in range(6)})
-    (root / CACHE).write_text("a file where the folder goes\n")  # no cache to share between the workers
     log = tmp_path / "parsed.txt"
+    monkeypatch.chdir(root)
+    monkeypatch.setenv("FLAKE8_HTTP_POOL_PARSE_LOG", str(log))
+    monkeypatch.delenv("FLAKE8_HTTP_POOL_CACHE_DIR", raising=False)
+    monkeypatch.setattr(plugin_project, "_SOLVED", {})
+    options = argparse.Namespace(filenames=["."], http_pool_hot_decorators="", http_pool_unpooled_calls="",
+                                 http_pool_cache_dir="", exclude=[], extend_exclude=[])
+    HttpPoolChecker.parse_options(options)  # as flake8's main process does, the project cold
+    assert _parsed(log) == [] and plugin_project._SOLVED == {}
     done = _flake8(root, "--jobs", "2", ".", parse_log=log)
     assert done.stdout.count("HTP102") == 1, done.stdout + done.stderr
-    parsed = _parsed(log)
-    assert parsed and len(parsed) == len(set(parsed)), parsed
+    assert {os.path.basename(path) for path in _parsed(log)} >= {f"extra{index}.py" for index in range(6)}
+    HttpPoolChecker.parse_options(options)  # warm: the solve is loaded here, for the workers to inherit
+    assert list(plugin_project._SOLVED)
+    # The solve dropped from the cache, the modules' summaries kept: a second solve parses nothing.
+    shutil.rmtree(root / CACHE / "s")
+    log.unlink()
+    plugin_project._SOLVED.clear()
+    assert plugin_project.solved_project(str(root), Options()) and _parsed(log) == []
 
 
 def test_the_cache_folder_is_the_one_the_project_or_flake8_names(tmp_path: Path) -> None:
@@ -247,8 +269,12 @@ def test_flake8_reports_what_the_solve_found_in_a_module_instead_of_walking_it_a
     assert "HTP101" in edited.stdout and "(kept)" not in edited.stdout, edited.stdout + edited.stderr
 
 
-def test_a_cold_solve_in_worker_processes_gives_the_serial_solve_seeds_and_findings(tmp_path: Path,
-                                                                                 monkeypatch) -> None:
+def test_a_cold_solve_in_any_process_s_order_gives_the_same_seeds_and_findings(
+        tmp_path: Path, monkeypatch) -> None:
+    """Each process goes through the modules in an order of its own (plugin_project._first_in_order), so that
+    flake8's workers summarize different modules first: the seeds and the findings kept do not depend on it."""
+    import random
+
     from flake8_http_pool import plugin_project
     from flake8_http_pool.engine import check_lines
     from flake8_http_pool.options import Options
@@ -256,11 +282,14 @@ def test_a_cold_solve_in_worker_processes_gives_the_serial_solve_seeds_and_findi
     files = {"pyproject.toml": "", "app/__init__.py": "", "app/http.py": _WRAPPER, "app/sync.py": _LOOP,
              "app/pull.py": _IN_MODULE}
     files.update({f"app/plain_{i}.py": f"VALUE = {i}\n" for i in range(6)})
+    names = sorted(files)
+    orders = [random.Random(pid).sample(names, len(names)) for pid in (1, 2)]
+    assert orders[0] != orders[1]
     solved = {}
-    for name, at in (("serial", 10_000), ("pool", 2)):
-        root = tmp_path / name
+    for pid in (1, 2):
+        root = tmp_path / str(pid)
         _write(root, files)
-        monkeypatch.setattr(plugin_project, "POOL_AT_FILES", at)
+        monkeypatch.setattr(plugin_project.os, "getpid", lambda: pid)
         plugin_project._SOLVED.clear()
         seeds = plugin_project.solved_project(str(root), Options())
         pull = root / "app" / "pull.py"
@@ -271,9 +300,9 @@ def test_a_cold_solve_in_worker_processes_gives_the_serial_solve_seeds_and_findi
 
         assert kept == check_lines(ast.parse(text), lines, Options()) and kept, kept
         assert plugin_project.known_findings(str(pull), text + "\n", Options()) is None  # another text
-        solved[name] = {os.path.relpath(path, root): repr(value).replace(str(root), "<root>")
-                        for path, value in seeds.items()}
-    assert solved["serial"] == solved["pool"] and "app/http.py" in solved["pool"]
+        solved[pid] = {os.path.relpath(path, root): repr(value).replace(str(root), "<root>")
+                       for path, value in (seeds or {}).items()}
+    assert solved[1] == solved[2] and "app/http.py" in solved[1]
 
 
 def test_flake8_reports_what_check_found_in_a_module_it_walked(tmp_path: Path) -> None:
@@ -379,9 +408,8 @@ def test_flake8_cold_reports_what_each_file_checked_alone_reports(tmp_path: Path
 def test_what_the_cold_solve_passed_over_fails_the_text_gate_on_what_flake8_reads(tmp_path: Path,
                                                                                monkeypatch) -> None:
     """passed_over may stand for the plugin's text gate only where that gate fails on the text flake8 reads
-    (tokenize.open, falling back to Latin-1, as flake8's FileProcessor reads a file): in-process and in worker
-    processes, on the shapes above and on a sample of the standard library."""
-    import shutil
+    (tokenize.open, falling back to Latin-1, as flake8's FileProcessor reads a file), on the shapes above and
+    on a sample of the standard library."""
     import sysconfig
     import tokenize
 
@@ -398,31 +426,29 @@ def test_what_the_cold_solve_passed_over_fails_the_text_gate_on_what_flake8_read
                 return "".join(stream.readlines())
 
     library = sorted(Path(sysconfig.get_paths()["stdlib"]).glob("*.py"))[::3]
-    for name, at in (("serial", 10_000), ("pool", 2)):
-        root = _write_bytes(tmp_path / name, _SHAPES)
-        (root / "stdlib").mkdir()
-        for source in library:
-            shutil.copyfile(source, root / "stdlib" / source.name)
-        monkeypatch.setattr(plugin_project, "POOL_AT_FILES", at)
-        monkeypatch.setattr(plugin_project, "_PASSED_OVER", {})
-        plugin_project._SOLVED.clear()
-        plugin_project.solved_project(str(root), Options())
-        files = sorted(root.rglob("*.py"))
-        over = [path for path in files if plugin_project.passed_over(str(path), Options())]
-        wrong = [path for path in over if may_have_findings(as_flake8_reads(path), Options())]
-        assert not wrong, wrong
-        names = {str(path.relative_to(root)) for path in over}
-        assert {f"app/{name}.py" for name in ("named_only", "accents", "plain_0", "__init__")} <= names, names
-        assert not names & {f"app/{name}.py" for name in ("fullwidth", "cr_only", "crlf", "latin1", "bom")}
-        assert len(over) > len(library) // 2  # most of the library imports no HTTP library
-        # A file edited since the solve read it is no longer passed over: its stat signature changed.
-        plain = root / "app" / "plain_0.py"
-        assert plugin_project.passed_over(str(plain), Options())
-        plain.write_text("import requests\n\nfor url in []:\n    requests.get(url)\n", encoding="utf-8")
-        assert not plugin_project.passed_over(str(plain), Options())
-        plain.write_bytes(_SHAPES["app/plain_0.py"])
-        # A warm solve decides nothing for the plugin: it walks as before.
-        monkeypatch.setattr(plugin_project, "_PASSED_OVER", {})
-        plugin_project._SOLVED.clear()
-        plugin_project.solved_project(str(root), Options())
-        assert not any(plugin_project.passed_over(str(path), Options()) for path in files)
+    root = _write_bytes(tmp_path / "project", _SHAPES)
+    (root / "stdlib").mkdir()
+    for source in library:
+        shutil.copyfile(source, root / "stdlib" / source.name)
+    monkeypatch.setattr(plugin_project, "_PASSED_OVER", {})
+    plugin_project._SOLVED.clear()
+    plugin_project.solved_project(str(root), Options())
+    files = sorted(root.rglob("*.py"))
+    over = [path for path in files if plugin_project.passed_over(str(path), Options())]
+    wrong = [path for path in over if may_have_findings(as_flake8_reads(path), Options())]
+    assert not wrong, wrong
+    names = {str(path.relative_to(root)) for path in over}
+    assert {f"app/{name}.py" for name in ("named_only", "accents", "plain_0", "__init__")} <= names, names
+    assert not names & {f"app/{name}.py" for name in ("fullwidth", "cr_only", "crlf", "latin1", "bom")}
+    assert len(over) > len(library) // 2  # most of the library imports no HTTP library
+    # A file edited since the solve read it is no longer passed over: its stat signature changed.
+    plain = root / "app" / "plain_0.py"
+    assert plugin_project.passed_over(str(plain), Options())
+    plain.write_text("import requests\n\nfor url in []:\n    requests.get(url)\n", encoding="utf-8")
+    assert not plugin_project.passed_over(str(plain), Options())
+    plain.write_bytes(_SHAPES["app/plain_0.py"])
+    # A warm solve decides nothing for the plugin: it walks as before.
+    monkeypatch.setattr(plugin_project, "_PASSED_OVER", {})
+    plugin_project._SOLVED.clear()
+    plugin_project.solved_project(str(root), Options())
+    assert not any(plugin_project.passed_over(str(path), Options()) for path in files)

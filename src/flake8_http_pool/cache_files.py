@@ -1,5 +1,5 @@
 """The cache folder on disk, trusted for nothing: used only as a real directory, never through a symbolic link,
-every entry read bounded, the lock waited for a bounded time.
+every entry read bounded.
 
 A cache folder can come with the code being checked (`git add -f` beats its `.gitignore`, and the
 repository's own config may name any folder as `cache-dir`), so:
@@ -13,8 +13,8 @@ repository's own config may name any folder as `cache-dir`), so:
   open), and read only when fstat shows a regular file within its kind's cap: anything else is a miss, left
   where it is;
 - an entry is written to a new file made beside it (O_CREAT, O_EXCL, O_NOFOLLOW) and renamed over it, both
-  under the folder's descriptor: a link in its place is replaced, never written through;
-- the lock file is opened the same way, and waited for a few seconds at most.
+  under the folder's descriptor: a link in its place is replaced, never written through. Nothing takes a
+  lock: two runs at once each write whole entries, and the last rename wins with the same content.
 
 Where the platform lacks the *at calls or O_NOFOLLOW (writing.py's _AT_CALLS), the same checks run on paths,
 each `lstat`ed before use: a committed link is still never followed, though a process changing the folder
@@ -27,8 +27,7 @@ import contextlib
 import errno
 import os
 import stat
-import time
-from typing import Dict, Iterator, Optional, Tuple, Union
+from typing import Dict, Optional, Tuple, Union
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
@@ -305,54 +304,3 @@ class CacheFolder:
             except FileExistsError:
                 continue
         raise FileExistsError(errno.EEXIST, "no free temporary name")
-
-    @contextlib.contextmanager
-    def locked(self, wait: float) -> Iterator[Optional[bool]]:
-        """Hold the folder's `lock` file (POSIX flock) while the block runs: yields True when held, False when
-        another process held it for `wait` seconds, None when there is no lock to take (no flock here, a
-        folder that cannot be opened, a lock that is a link or not a regular file)."""
-        fd = self._lock_file()
-        if fd is None:
-            yield None
-            return
-        try:
-            yield self._take(fd, wait)
-        finally:
-            os.close(fd)  # closing releases the flock
-
-    def _lock_file(self) -> Optional[int]:
-        try:
-            import fcntl  # noqa: F401 - no flock on this platform: no lock
-        except ImportError:
-            return None
-        try:
-            fd = _open_file(self._folder(create=False), "lock", os.O_RDWR | os.O_CREAT | _NOFOLLOW | _CLOEXEC
-                            | _NONBLOCK)
-        except OSError:
-            return None
-        try:
-            if stat.S_ISREG(os.fstat(fd).st_mode):
-                return fd
-        except OSError:
-            pass
-        os.close(fd)
-        return None
-
-    @staticmethod
-    def _take(fd: int, wait: float) -> Optional[bool]:
-        import fcntl
-
-        deadline = time.monotonic() + wait
-        pause = 0.005  # the holder usually solves in well under a second: look again soon, then less often
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                return True
-            except BlockingIOError:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    return False
-                time.sleep(min(pause, left))
-                pause = min(pause * 2, 0.1)
-            except OSError:  # no locks on this file system
-                return None

@@ -78,7 +78,9 @@ class HttpPoolChecker:
         cls.from_stdin = "-" in filenames
         # A few files named (pre-commit's changed files, an editor's buffer): each answered from the modules
         # that can matter to it when the project's solve is not cached, not after a cold solve of the whole
-        # project; a folder, or more files, and the whole project is solved once for all of them.
+        # project; a folder, or more files, and the whole project is solved for all of them, by each of
+        # flake8's workers as it meets its first file (plugin_project.py), never in flake8's main process: that
+        # only loads the solves the cache holds, for the workers to inherit.
         cls.focus = cls.from_stdin or (0 < len(filenames) <= FOCUS_AT_MOST
                                        and all(os.path.isfile(name) for name in filenames))
         if not cls.from_stdin and not cls.focus:

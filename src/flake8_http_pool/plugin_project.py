@@ -7,8 +7,11 @@ per process and root, and loads the solved seeds through the cache (project_cach
 - warm: one walk of the root and one `stat` per file (a stat index, project_cache.StatMemo, gives each unchanged
   file's hash), then ONE cache entry holding the solved seeds of exactly that set of (path, hash): nothing is
   read or parsed;
-- cold: the first process takes the cache folder's lock, summarizes what the gate lets through (each module's
-  summary cached on its own) and stores the solved seeds; the others wait on the lock, then read them.
+- cold: each process that needs the project's seeds solves it, in flake8's worker processes (flake8 runs one
+  per core; the plugin starts none of its own and solves nothing in flake8's main process). Each module's
+  summary is cached on its own as it is made, written whole and then renamed, and each process goes through
+  the modules in an order of its own, so two workers summarize each half of the project once between them:
+  what one has cached, the other reads. Each stores the solved seeds (the same, whoever wrote them last).
 
 Any failure here (an unreadable tree, an engine bug) leaves the file to be checked alone: never a crash.
 libcst is never imported on this path.
@@ -20,6 +23,7 @@ import fnmatch
 import marshal
 import operator
 import os
+import random
 import re
 import sys
 import time
@@ -50,10 +54,8 @@ _ROOTS: Dict[str, Optional[str]] = {}
 _FOLDERS: Dict[Tuple[Optional[str], Options], str] = {}
 _CACHES: Dict[str, Any] = {}
 _FINGERPRINTS: Dict[Options, str] = {}
-# From this many Python files, a cold solve reads and summarizes them in worker processes (parallel_gate.py).
-POOL_AT_FILES = 200
 # Per process: the files whose bytes a cold solve in this process found to fail phase 1's gate, by options, each
-# with its stat signature then (see passed_over). flake8 forks its workers after the solve, so they inherit it.
+# with its stat signature then (see passed_over).
 _PASSED_OVER: Dict[Options, Dict[str, Tuple[int, int, int, int]]] = {}
 
 
@@ -154,7 +156,7 @@ def seeds_for(filename: str, options: Options, exclude: Sequence[str] = (),
             solved = solved_project(root, options, exclude, cache_dir, focus=path if focus else None)
             if isinstance(solved, Focused):
                 return solved.get(path)
-            _SOLVED[key] = solved
+            _SOLVED[key] = solved or {}
         return _SOLVED[key].get(path)
     except Exception:  # noqa: BLE001 - the model's failure costs the cross-module findings, never the run
         return None
@@ -176,29 +178,36 @@ def buffer_seeds(seeds: Optional[ModuleSeeds], path: str, data: bytes) -> Option
 
 def prepare(paths: Sequence[str], options: Options, exclude: Sequence[str] = (),
             cache_dir: Optional[str] = None) -> None:
-    """Solve the projects of the paths flake8 was given (files or folders) before its workers start: they fork
-    from this process and inherit the result, so a tree is walked (and a cold project solved) once per run, not
-    once per worker. Nothing here may fail the run: a path that cannot be solved is left to `seeds_for`."""
+    """In flake8's main process, before its workers start: the projects of the paths flake8 was given (files or
+    folders) whose solve the cache holds, loaded (the workers fork from this process and inherit them, so a warm
+    tree is walked once per run, not once per worker), and the cache folder of the others opened (a note about
+    it is written once, here, not by every worker). A cold project is left to the workers (`solved_project`).
+    Nothing here may fail the run: a path that cannot be answered is left to `seeds_for`."""
     for given in paths:
         try:
             path = os.path.abspath(given)
             root = root_of(os.path.join(path, "-") if os.path.isdir(path) else path)
             key = (root, options, tuple(exclude), cache_dir)
             if root is not None and key not in _SOLVED:
-                _SOLVED[key] = solved_project(root, options, exclude, cache_dir)
+                found = solved_project(root, options, exclude, cache_dir, solve=False)
+                if found is not None:
+                    _SOLVED[key] = found
         except Exception:  # noqa: BLE001 - see seeds_for
             continue
 
 
 def solved_project(root: str, options: Options, exclude: Sequence[str] = (),
-                   cache_dir: Optional[str] = None, focus: Optional[str] = None) -> Dict[str, ModuleSeeds]:
+                   cache_dir: Optional[str] = None, focus: Optional[str] = None,
+                   solve: bool = True) -> Optional[Dict[str, ModuleSeeds]]:
     """The whole project's seeds, through the cache (see the module docstring); without one when the cache
     folder cannot be written. The folder is `cache_dir` (flake8's --http-pool-cache-dir), else, when that is
     None, the one the project's own config names (`cache-dir`, as `check` reads it), else the environment's or
     the default.
 
     `focus` (a file's absolute path): when the whole project's seeds are not in the cache, those of that file
-    alone (a `Focused`), from the modules that can matter to it (focus.py; the others' are left out)."""
+    alone (a `Focused`), from the modules that can matter to it (focus.py; the others' are left out).
+
+    `solve` False: None instead of solving a project whose solve the cache does not hold (see `prepare`)."""
     from . import cache_shapes as shapes
     from .project_cache import (CACHE_DIR_NAME, LocalModules, ProjectCache, StatMemo, cache_folder,
                                 options_fingerprint, settled)
@@ -219,6 +228,8 @@ def solved_project(root: str, options: Options, exclude: Sequence[str] = (),
     if cache is None:
         if focus is not None:
             return _focused(None, options, files, focus)
+        if not solve:
+            return None
         from .project import project_seeds
 
         return project_seeds(files, lambda _: options)
@@ -260,31 +271,51 @@ def solved_project(root: str, options: Options, exclude: Sequence[str] = (),
     found = _solved(cache.load_blob("s", solved_key, shapes.plugin_solved), state)
     if found is None and focus is not None:
         return _focused(cache, options, files, focus)  # (the solve kept for this state is gone)
+    if found is None and not solve:
+        return None
     if found is None:
         if hashes is None:
             hashes, state = _hashes_by_index(cache, "index\0" + index_key, files, signatures, options.max_file_size)
-        with cache.lock(note=_note_once):
-            # Another process may have solved it while this one waited for the lock.
-            found = _solved(cache.load_blob("s", solved_key, shapes.plugin_solved), state)
-            if found is None:
-                from .project import project_seeds
+        from .project import project_seeds
 
-                local = LocalModules(lambda _: options, cache, findings=True)
-                first, search, words = local.first, local.search, local.words
-                if len(hashes) >= POOL_AT_FILES:
-                    from .parallel_gate import FixedOptions, parallel_first, parallel_search, parallel_words
-                    from .runner import default_jobs
-
-                    keys = dict.fromkeys((path for path, _ in hashes), None)
-                    first = parallel_first(keys, FixedOptions(options), folder, default_jobs(), findings=True)
-                    search = parallel_search(keys, FixedOptions(options), folder, default_jobs(), POOL_AT_FILES,
-                                             findings=True)
-                    words = parallel_words(keys, FixedOptions(options), folder, default_jobs())
-                found = dict(project_seeds([path for path, _ in hashes], lambda _: options, cache=cache,
-                                           first=_noting_passed_over(first, options, files, signatures),
-                                           search=search, load=local.summary, words=words))
-                cache.store_blob("s", solved_key, (state, found))
+        local = LocalModules(lambda _: options, cache, findings=True)
+        order = random.Random(os.getpid())
+        found = dict(project_seeds([path for path, _ in hashes], lambda _: options, cache=cache,
+                                   first=_noting_passed_over(_first_in_order(local.first, order), options, files,
+                                                             signatures),
+                                   search=_search_in_order(local.search, order), load=local.summary,
+                                   words=local.words))
+        cache.store_blob("s", solved_key, (state, found))
     return found
+
+
+def _first_in_order(first: Any, order: Any) -> Any:
+    """Phase 1 (`first`) going through its modules in `order`'s shuffle of them, answering in theirs: the
+    processes solving one project at once (flake8's workers) each summarize the modules the others have not
+    cached yet, instead of the same ones at the same time."""
+
+    def run(paths: List[str]) -> Any:
+        given = list(paths)
+        shuffled = given[:]
+        order.shuffle(shuffled)
+        found, rest = first(shuffled)
+        left = set(rest)
+        return {path: found[path] for path in given if path in found}, [path for path in given if path in left]
+
+    return run
+
+
+def _search_in_order(search: Any, order: Any) -> Any:
+    """Phase 2 (`search`) in `order`'s shuffle of its modules, as `_first_in_order`."""
+
+    def run(paths: List[str], needles: Any) -> Any:
+        given = list(paths)
+        shuffled = given[:]
+        order.shuffle(shuffled)
+        found = search(shuffled, needles)
+        return {path: found[path] for path in given if path in found}
+
+    return run
 
 
 class Focused(Dict[str, ModuleSeeds]):

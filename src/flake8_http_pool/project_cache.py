@@ -12,9 +12,10 @@ FLAKE8_HTTP_POOL_CACHE_DIR environment variable says otherwise):
 - `i/NAME`, `g/NAME`, `r/NAME`: `check`'s stat indexes (StatMemo), one per command line or project root: each
   file's phase-1 outcome, the phase-2 needles its bytes missed, and its patch targets, beside the file's size,
   times and inode, so a warm run reads no file that looks as it did;
-- `p/NAME`: a file's patch targets by content hash (fix_facts.py);
-- `lock`: taken (POSIX `flock`) by a flake8 process computing a project's seeds, so the others wait and read
-  them instead of doing the same work; waited for LOCK_WAIT seconds at most.
+- `p/NAME`: a file's patch targets by content hash (fix_facts.py).
+
+No process takes a lock: flake8's workers solving one project at once share each module's summary through its
+entry as soon as one of them has written it (plugin_project.py).
 
 Every write goes to a temporary file beside its target, then `os.replace`: a reader sees a whole old entry or
 a whole new one, never half. Two processes writing one entry at once: the last one wins, both whole. An entry
@@ -35,7 +36,6 @@ the repository it came with, as any file of that repository could.
 
 from __future__ import annotations
 
-import contextlib
 import io
 import os
 import pickle
@@ -223,10 +223,6 @@ def cache_folder(root: str, configured: Optional[str] = None) -> str:
 # two million that have none (the biggest tree benchmarked has 100,000).
 ENTRY_CAP = 64 << 20
 BLOB_CAP = 512 << 20
-# How long a flake8 process waits for another one's solve (the lock) before solving the project itself: a
-# cold solve of a few thousand modules takes about a second here; a lock held longer is most likely held by
-# something else (a stuck process, `flock lock sleep`), and waiting on it forever hung flake8 without a word.
-LOCK_WAIT = 5.0
 
 
 class ProjectCache:
@@ -310,20 +306,6 @@ class ProjectCache:
 
     def store_blob(self, kind: str, key: str, value: Any) -> None:
         self._write((kind, _digest(key)), (key, value))
-
-    @contextlib.contextmanager
-    def lock(self, wait: float = LOCK_WAIT, note: Optional[Callable[[str], None]] = None) -> Iterator[None]:
-        """Hold the folder's lock file (POSIX flock) while the block runs; no lock where there is none, when it
-        is not a regular file of the folder, or when another process held it for `wait` seconds (said through
-        `note`): the block then runs without it, which costs the work the lock saves, never a finding."""
-        if not self.usable:
-            yield
-            return
-        with self._files.locked(wait) as held:
-            if held is False and note is not None:
-                note(f"the cache lock {shown(os.path.join(self.folder, 'lock'))} was held by another "
-                     f"process for {wait:g} s; solving the project without waiting for it")
-            yield
 
     # -- the file system ------------------------------------------------------------------------------
     def _read(self, names: Tuple[str, ...], cap: int) -> Any:

@@ -2054,28 +2054,25 @@ def _solve_gated(paths: Iterable[str], first: First, search: Search, load_summar
 
     def need(name: str, module: str) -> bool:
         """Search for `name` imported from `module`; True when that is new."""
-        known = needles.get(name)
-        if known is None:
-            known = needles[name] = set()
+        if name not in needles:
             for place in watch.referencing(name):  # a reference naming it is resolved now (`worth`)
                 worklist.mark(place)
-        if module in known:
-            return False
-        known.add(module)
-        needed.append((name, module))
-        names_from.setdefault(module, []).append(name)
-        for place in [*watch.exporting(name), *watch.starring(_blob(module))]:
-            worklist.mark(place)
-        return True
+        return searched_for(needles, needed, names_from, name, module)
 
     def aim(name: str, module: str) -> bool:
         """Search for `name` imported from `module` outside the modules `toward` reaches; True when that is new."""
-        known = aims.setdefault(name, set())
+        return searched_for(aims, aimed, aims_from, name, module)
+
+    def searched_for(table: Dict[str, Set[str]], order: List[Tuple[str, str]], by_module: Dict[str, List[str]],
+                     name: str, module: str) -> bool:
+        """(name, module) added to `table`, `order` and `by_module` (`needles`, `needed` and `names_from`, or
+        their `aims` counterparts); the modules re-exporting the name or star-importing the module grow again."""
+        known = table.setdefault(name, set())
         if module in known:
             return False
         known.add(module)
-        aimed.append((name, module))
-        aims_from.setdefault(module, []).append(name)
+        order.append((name, module))
+        by_module.setdefault(module, []).append(name)
         for place in [*watch.exporting(name), *watch.starring(_blob(module))]:
             worklist.mark(place)
         return True

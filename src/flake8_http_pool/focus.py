@@ -90,6 +90,7 @@ def called(starts: Iterable[str], modules: Any, first: Phase1, read: Callable[[s
     own: Dict[str, Any] = {}  # the summaries of the files of `starts` that phase 1 passed over
     routed: Set[str] = set()  # the modules passed over that a name was followed through (the resolver's way too)
     parsed: Dict[str, Optional[_Imports]] = {}
+    held: Dict[str, Optional[bytes]] = {}  # the bytes `_route` read, until `_imports` reads them too
 
     def add(path: Optional[str], follow: bool, name: Optional[str] = None) -> None:
         if path is None or not modules.known(path):
@@ -126,7 +127,7 @@ def called(starts: Iterable[str], modules: Any, first: Phase1, read: Callable[[s
             # A module phase 1 passed over, asked for one name that it imports (a package's `__init__.py`
             # re-exporting a class): that import is followed, not the module's every import.
             if path not in parsed:
-                data = read(path)
+                data = held[path] = read(path)
                 parsed[path] = _Imports(data) if data is not None else None
             route = _route(parsed[path], name, lambda star: _module_of(modules, star, path) is not None)
             if route is not None:
@@ -138,7 +139,8 @@ def called(starts: Iterable[str], modules: Any, first: Phase1, read: Callable[[s
         if not met[path]:
             met[path] = True
             if summary is None:
-                for module, follow in _imports(path, modules, read):
+                data = held.pop(path) if path in held else read(path)
+                for module, follow in _imports(path, modules, data):
                     add(module, follow)
             else:
                 for ref in _references(summary):
@@ -259,14 +261,13 @@ def _module_of(modules: Any, name: str, importer: str) -> Optional[str]:
     return modules.module(absolute, importer) if absolute else None
 
 
-def _imports(path: str, modules: Any, read: Callable[[str], Optional[bytes]]) -> Iterator[Tuple[Optional[str], bool]]:
-    """The project modules the bytes of `path` import, each with whether to follow it.
+def _imports(path: str, modules: Any, data: Optional[bytes]) -> Iterator[Tuple[Optional[str], bool]]:
+    """The project modules the bytes of `path` (`data`) import, each with whether to follow it.
 
     Importing `a.b.c` runs `a/__init__.py` and `a/b/__init__.py` first: they are met, but what they import is
     followed only when a name is imported from them that is not a module of their own (`from a import f`, not
     `from a import submodule`), since the names a module uses come from the modules it names (a package that
     imports all its modules in its `__init__.py` otherwise brought the whole package in for any file below it)."""
-    data = read(path)
     for name, names in imported_names(data) if data is not None else ():
         absolute = modules.absolute(name, path) if name.startswith(".") else name
         if not absolute:

@@ -2021,28 +2021,27 @@ def _solve_gated(paths: Iterable[str], first: First, search: Search, load_summar
         # A module that re-exports such a function or class (`from .http import get_json` in `__init__.py`) is
         # imported under its own name: `from app import get_json`.
         for name, target in summary["exports"].items():
-            if path in needles.get(name, ()):
-                continue
             absolute = modules.absolute(target, path)
             source = modules.module(absolute.rsplit(".", 1)[0], path) if absolute and "." in absolute else None
-            if source is not None and source in needles.get(name, ()):
-                added = need(name, path) or added
-                continue
-            ref = ["import", target, []]
-            exported = resolved(ref, path, place) if worth(ref) else None
-            if exported is not None:
-                watch.calls(place, (targets.number(exported),))
-                if exported in relevant:
+            exported: Any = _UNSEEN  # what the re-export names, resolved once when asked
+            if path not in needles.get(name, ()):
+                if source is not None and source in needles.get(name, ()):
                     added = need(name, path) or added
-        if toward is not None:
-            for name, target in summary["exports"].items():
-                absolute = modules.absolute(target, path)
-                source = modules.module(absolute.rsplit(".", 1)[0], path) if absolute and "." in absolute else None
-                if path in aims.get(name, ()):
-                    continue
-                if (source is not None and source in aims.get(name, ())) or \
-                        _exported(resolved, worth, target, path, place) in reaching:
-                    added = aim(name, path) or added
+                else:
+                    exported = _exported(resolved, worth, target, path, place)
+                    if exported is not None:
+                        watch.calls(place, (targets.number(exported),))
+                        if exported in relevant:
+                            added = need(name, path) or added
+            if toward is None or path in aims.get(name, ()):
+                continue
+            if source is not None and source in aims.get(name, ()):
+                added = aim(name, path) or added
+                continue
+            if exported is _UNSEEN:
+                exported = _exported(resolved, worth, target, path, place)
+            if exported in reaching:
+                added = aim(name, path) or added
         for star in summary["stars"]:  # `from .http import *`
             absolute = modules.absolute(star, path)
             source = modules.module(absolute, path) if absolute else None

@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Dict, List
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from flake8_http_pool.focus import _Imports, _route, focused_seeds, imported_names
 from flake8_http_pool.options import DEFAULT_OPTIONS
@@ -64,6 +66,33 @@ def test_the_imports_read_from_the_bytes() -> None:
               b"if x: import e; f()\n")
     assert list(imported_names(source)) == [
         ("a.b", []), ("d", []), (".x", ["y", "z"]), (".", ["m"]), ("..p.q", ["*"]), ("e", [])]
+
+
+_TOKENS = [b"import", b"from", b" ", b"\t", b"\n", b":", b";", b"(", b")", b"a", b".", b",", b"#", b"as", b"x.y",
+           b"\r\n", b"*", b"if x:", b"'import os'"]
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(st.sampled_from(_TOKENS), max_size=40))
+def test_import_statements_are_found_on_the_lines_holding_import_as_a_scan_of_every_byte_finds_them(
+        tokens: List[bytes]) -> None:
+    from flake8_http_pool.focus import _FROM, _IMPORT, _statements
+
+    data = b"".join(tokens)
+    for pattern in (_IMPORT, _FROM):
+        assert [m.span() for m in _statements(pattern, data)] == [m.span() for m in pattern.finditer(data)]
+
+
+def test_import_statements_of_the_standard_library_are_found_as_a_scan_of_every_byte_finds_them() -> None:
+    import sysconfig
+
+    from flake8_http_pool.focus import _FROM, _IMPORT, _statements
+
+    folder = Path(sysconfig.get_paths()["stdlib"])
+    for path in sorted(folder.glob("*.py")) + sorted((folder / "email").glob("*.py")):
+        data = path.read_bytes()
+        for pattern in (_IMPORT, _FROM):
+            assert [m.span() for m in _statements(pattern, data)] == [m.span() for m in pattern.finditer(data)], path
 
 
 @pytest.mark.parametrize("source, name, expected", [

@@ -409,22 +409,32 @@ def search_job(shared: Any, item: Tuple[str, Any]) -> Tuple[str, bool, Optional[
     """In a worker: phase 2 of the gate for one file: whether its bytes name what can matter, and its summary
     (project.packed)."""
     from .project import packed, searchable
-    from .project_cache import read_module, summary_of_text
+    from .project_cache import summary_of_text
     from .settings import resolved
+    from .source_files import SourceError, decode_source, read_or_none
 
     overrides, folder, needles = shared
     path, key = item
     options = resolved(overrides, key).options
-    got = read_module(path, options)
-    if got is None or not needles.match(searchable(*got)):
+    data = read_or_none(path, options.max_file_size)
+    if data is None:
+        return path, False, None
+    try:
+        # Matched before the text is made: most files name nothing wanted, and ASCII bytes are what is searched
+        # (a file that does not decode is left out, as project_cache.read_module leaves it out).
+        text = None if data.isascii() else decode_source(data)
+        if not needles.match(searchable(data, text)):
+            return path, False, None
+        text = decode_source(data) if text is None else text
+    except SourceError:
         return path, False, None
     cache = _open(folder)
-    digest = content_hash(got[0])
+    digest = content_hash(data)
     fingerprint = options_fingerprint(options)
     entry = cache.load(path, fingerprint, digest) if cache is not None else {}
     if "summary" in entry:
         return path, True, packed(entry["summary"])
-    summary = summary_of_text(path, got[1], options)
+    summary = summary_of_text(path, text, options)
     if cache is not None:
         cache.store(path, fingerprint, digest, dict(entry, summary=summary))
     return path, True, packed(summary)

@@ -239,3 +239,62 @@ def test_check_of_each_file_s_buffer_gives_what_check_of_the_project_gives_it(ro
         if got != expected:
             different.append(f"{name}:\n  whole: {expected}\n  buffer: {got}")
     assert different == []
+
+
+def _shard_records(root: Path, *argv: str) -> List[str]:
+    """`check --output-format json` in `root` through the CLI's own entry point, in this process, without a
+    cache: each record as a line of sorted JSON."""
+    import io
+    import json
+
+    from flake8_http_pool.cli import build_parser
+
+    args = build_parser().parse_args(["check", "--no-cache", "--jobs", "1", "--exit-zero", "--output-format", "json",
+                                      *argv])
+    out, err = io.StringIO(), io.StringIO()
+    args.handler(args, io.StringIO(), out, err)
+    assert "Traceback" not in err.getvalue(), err.getvalue()
+    return [json.dumps(record, sort_keys=True) for record in json.loads(out.getvalue())]
+
+
+def _sharded_differences(root: Path, monkeypatch, shards: int, lists: Path) -> List[str]:
+    """Check of `root` whole against its shards (`shards` round robin, or a shard per file when 0), each
+    answered from the modules that can matter to its files: the records each side has that the other has not.
+    The file lists are written in `lists`."""
+    monkeypatch.chdir(root)
+    files = sorted(str(path.relative_to(root)) for path in root.rglob("*.py"))
+    assert files, root
+    listed = lists / "all.txt"
+    listed.write_text("".join(f"{name}\n" for name in files), encoding="utf-8")
+    whole = _shard_records(root, "--files-from", str(listed))
+    count = min(shards, len(files)) or len(files)
+    union: List[str] = []
+    for number in range(count):
+        part = lists / f"shard{number}.txt"
+        part.write_text("".join(f"{name}\n" for name in files[number::count]), encoding="utf-8")
+        union += _shard_records(root, "--files-from", str(part), "--project-from", str(listed))
+    return [f"whole only: {record}" for record in sorted(set(whole) - set(union))] + \
+        [f"shards only: {record}" for record in sorted(set(union) - set(whole))] + \
+        ([] if len(union) == len(set(union)) else ["a record in two shards"])
+
+
+@pytest.mark.parametrize("shards", [0, 2], ids=["a shard per file", "2 shards"])
+@pytest.mark.parametrize("root", FIXTURE_PROJECTS, ids=[p.name for p in FIXTURE_PROJECTS])
+def test_the_shards_of_a_fixture_project_report_what_check_of_the_whole_reports(
+        root: Path, shards: int, monkeypatch, tmp_path: Path) -> None:
+    """A shard's files answered from the modules that can matter to them (project_check._focused_seeds): with
+    a file per shard and with the files dealt out, their findings are the whole project's, field for field."""
+    import shutil
+
+    copy = tmp_path / root.name
+    shutil.copytree(root, copy)
+    assert _sharded_differences(copy, monkeypatch, shards, tmp_path) == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("root", _corpus() or [None], ids=[p.name for p in _corpus()] or ["no-corpus"])
+def test_the_shards_of_a_corpus_package_report_what_check_of_the_whole_reports(
+        root: Path, monkeypatch, tmp_path: Path) -> None:
+    if root is None:
+        pytest.skip("the shared corpus is not fetched (../shared/corpus/fetch.sh)")
+    assert _sharded_differences(root, monkeypatch, 3, tmp_path) == []

@@ -455,8 +455,11 @@ def run_check(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: T
         cache = open_project_cache(args, settings.config, table.python_paths(), _note(stderr)) \
             if table.has_python() else None
         seeds: Dict[str, Any] = {}
+        # A shard answers for its own files from the modules that can matter to them; a buffer among them is
+        # checked under seeds of a file that is not (`seeds`), so that run solves the whole project.
         found: Iterable[Any] = project_results(table, resolver.overrides, cache, jobs, _crashed, _note(stderr),
-                                               on_seeds=seeds.update)
+                                               on_seeds=seeds.update,
+                                               focused=args.project_from is not None and STDIN not in args.paths)
         if STDIN in args.paths:
             found = _chain(found, _stdin_results(args, stdin, resolver, errors, seeds))
         return iter(found)

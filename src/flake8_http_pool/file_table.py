@@ -35,7 +35,7 @@ class FileTable(ondisk.RunFiles):
                         "held INTEGER NOT NULL DEFAULT 0, summary BLOB, report BLOB)")
         self._indexed = False
         self.own = 0  # the run's own files
-        self.context = 0  # the project's other files
+        self.context = 0  # the project's other files (those the run does not hold itself)
 
     # -- filling it ------------------------------------------------------------------------------------
     def add(self, candidates: Iterable[Candidate]) -> None:
@@ -52,7 +52,6 @@ class FileTable(ondisk.RunFiles):
         order: a file the run holds itself is not added again, but takes its place in that order."""
         self._index()
         self.db.execute("CREATE TEMP TABLE context(absolute BLOB PRIMARY KEY, pos INTEGER NOT NULL) WITHOUT ROWID")
-        added = 0
         position = 0
         for batch in ondisk.batches(candidates):
             rows = []
@@ -62,10 +61,10 @@ class FileTable(ondisk.RunFiles):
                                    (absolute, position)).rowcount:
                     position += 1
                 rows.append((blob(candidate.path), absolute, candidate.kind, self.number(candidate.key), absolute))
-            added += ondisk.insert_all(
+            ondisk.insert_all(
                 self.db, "INSERT INTO files(path, absolute, kind, key, reported) SELECT ?, ?, ?, ?, 0 WHERE NOT "
                 "EXISTS (SELECT 1 FROM files WHERE absolute = ? AND reported = 1 AND kind = 'python')", rows)
-        self.context += added
+        self.context = int(self.db.execute("SELECT COUNT(*) FROM files WHERE reported = 0").fetchone()[0])
         # The files the project lists in its order; the others after them, as they came.
         self.db.execute("UPDATE files SET ord = COALESCE((SELECT pos FROM context WHERE context.absolute = "
                         "files.absolute), ?) WHERE kind = 'python'", (position,))
@@ -114,10 +113,13 @@ class FileTable(ondisk.RunFiles):
 
 
 class Modules:
-    """The Python files phase 1 kept for the project (place FIRST or REST), in the project's order."""
+    """The Python files of the project, in the project's order: every one phase 1 kept (place FIRST or REST),
+    and those it was not given (a shard's other files, which a focused solve reads only as it needs them:
+    project_check.py)."""
 
-    ORDER = ("FROM files JOIN outcomes USING (n) WHERE files.kind = 'python' AND outcomes.place != 'other' "
-             "ORDER BY files.ord, files.n")
+    # Every Python file has a place (FIRST or REST) once phase 1 saw it; one it did not see has no outcome.
+    _KEPT = "files.kind = 'python' AND (outcomes.place IS NULL OR outcomes.place != 'other')"
+    ORDER = "FROM files LEFT JOIN outcomes USING (n) WHERE " + _KEPT + " ORDER BY files.ord, files.n"
 
     def __init__(self, table: FileTable) -> None:
         self.table = table
@@ -125,8 +127,8 @@ class Modules:
         self._key_of: Dict[str, int] = {}
 
     def __len__(self) -> int:
-        return int(self.db.execute("SELECT COUNT(*) FROM files JOIN outcomes USING (n) WHERE files.kind = "
-                                   "'python' AND outcomes.place != 'other'").fetchone()[0])
+        return int(self.db.execute("SELECT COUNT(*) FROM files LEFT JOIN outcomes USING (n) WHERE "
+                                   + self._KEPT).fetchone()[0])
 
     def __iter__(self) -> Iterator[str]:
         return (text(row[0]) for row in ondisk.rows(self.db, "SELECT files.absolute " + self.ORDER))
@@ -143,12 +145,19 @@ class Modules:
             self.db, "SELECT files.absolute, outcomes.held, outcomes.summary FROM files JOIN outcomes USING (n) "
                      "WHERE files.kind = 'python' AND outcomes.place = ? ORDER BY files.ord, files.n", (place,)))
 
+    def summary_of(self, path: str) -> Tuple[int, Optional[bytes]]:
+        """(held, packed summary) of one of these that phase 1 summarized (`placed(FIRST)`'s)."""
+        row = self.db.execute("SELECT outcomes.held, outcomes.summary FROM files JOIN outcomes USING (n) WHERE "
+                              "files.absolute = ? AND outcomes.place = ?", (blob(path), FIRST)).fetchone()
+        return row[0], row[1]
+
     def state(self, paths: Sequence[str]) -> Dict[str, Tuple[Any, Optional[str]]]:
-        """Path -> (settings key, content hash) of each of `paths` (absolute) that is one of these."""
+        """Path -> (settings key, content hash) of each of `paths` (absolute) that is one of these (no hash for
+        a file phase 1 was not given)."""
         found: Dict[str, Tuple[Any, Optional[str]]] = {}
         for absolute, key, digest in ondisk.rows_in(
-                self.db, "SELECT files.absolute, files.key, outcomes.digest FROM files JOIN outcomes USING (n) WHERE "
-                         "files.kind = 'python' AND outcomes.place != 'other' AND files.absolute IN ({marks})", paths):
+                self.db, "SELECT files.absolute, files.key, outcomes.digest FROM files LEFT JOIN outcomes USING (n) "
+                         "WHERE " + self._KEPT + " AND files.absolute IN ({marks})", paths):
             found.setdefault(text(absolute), (self.table.keys[key], digest))
         return found
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Set, Tuple
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Set, Tuple, Union
 
 from .options import Options
 
@@ -93,26 +93,30 @@ def imported_names(data: bytes) -> Iterator[Tuple[str, List[str]]]:
         yield base.decode("ascii", "replace"), found
 
 
-Phase1 = Callable[[List[str]], Tuple[Dict[str, Any], List[str]]]
+Phase1 = Callable[[List[str]], Tuple[Dict[str, Any], Iterable[str]]]
 
 
 def called(starts: Iterable[str], modules: Any, first: Phase1, read: Callable[[str], Optional[bytes]],
-           load: Callable[[str], Any]) -> Tuple[Dict[str, Any], Set[str], Set[str]]:
+           load: Callable[[str], Any], imports_of: Optional[Callable[[str], Optional[List[Any]]]] = None
+           ) -> Tuple[Dict[str, Any], Set[str], Set[str]]:
     """The modules `starts` reach through what their code names, each module past phase 1's gate (`first`)
     followed through the references its summary holds (its calls, base classes, hand-offs, re-exports, the
     star imports a name may come from), and any other followed through every import of its bytes (`_imports`:
     phase 2 may yet summarize it, for a function that can matter, and what that function calls must be
     here by then). A file of `starts` is followed through its summary (`load`) whether or not it passes the
-    gate: it is the file answered for, read and walked anyway.
+    gate: it is the file answered for, read and walked anyway (`load` may give None: then through its imports).
+    `imports_of(path)`: what `imports` gives for a module, when that is known already (or None).
 
-    Returns phase 1's answers for the modules met (path -> summary, for those past its gate), the modules
-    followed (or a name followed through), and every module met (a package's `__init__.py` above a module
-    met runs on import: it is phase 1's too, and the resolver may read it; but nothing of it is called unless
-    a reference names it).
+    Returns phase 1's answers for the modules met (path -> summary, or `project.packed`'s bytes of one, for
+    those past its gate), the modules followed (or a name followed through), and every module met (a
+    package's `__init__.py` above a module met runs on import: it is phase 1's too, and the resolver may read
+    it; but nothing of it is called unless a reference names it).
 
     A module imported whose functions and classes nothing met calls or names (a type only annotated, a package
     imported for one submodule, a client module of a project's other half) is not followed: following every
     import brought most of an HTTP-dense project into a one-file answer."""
+    from .project import unpacked
+
     gated: Dict[str, Any] = {}
     met: Dict[str, bool] = {}  # path -> whether its references (or, without a summary, its imports) are followed
     asked: Set[Tuple[str, str]] = set()
@@ -153,6 +157,8 @@ def called(starts: Iterable[str], modules: Any, first: Phase1, read: Callable[[s
     while todo:
         path, name = todo.pop()
         summary = gated.get(path) or own.get(path)
+        if isinstance(summary, bytes):
+            summary = unpacked(summary)  # as phase 1 left it (project_check)
         if summary is None and not met[path] and name is not None:
             # A module phase 1 passed over, asked for one name that it imports (a package's `__init__.py`
             # re-exporting a class): that import is followed, not the module's every import.
@@ -169,8 +175,10 @@ def called(starts: Iterable[str], modules: Any, first: Phase1, read: Callable[[s
         if not met[path]:
             met[path] = True
             if summary is None:
-                data = held.pop(path) if path in held else read(path)
-                for module, follow in _imports(path, modules, data):
+                listed = imports_of(path) if imports_of is not None else None
+                if listed is None:
+                    listed = imports(path, modules, held.pop(path) if path in held else read(path))
+                for module, follow in listed:
                     add(module, follow)
             else:
                 for ref in _references(summary):
@@ -291,14 +299,24 @@ def _module_of(modules: Any, name: str, importer: str) -> Optional[str]:
     return modules.module(absolute, importer) if absolute else None
 
 
-def _imports(path: str, modules: Any, data: Optional[bytes]) -> Iterator[Tuple[Optional[str], bool]]:
-    """The project modules the bytes of `path` (`data`) import, each with whether to follow it.
+def imports(path: str, modules: Any, data: Union[bytes, List[Tuple[str, List[str]]], None]
+            ) -> List[Tuple[str, bool]]:
+    """The project modules the bytes of `path` (`data`, or what `imported_names` gave for them) import, each
+    with whether to follow it (`_imports`)."""
+    listed = imported_names(data) if isinstance(data, bytes) else data or ()
+    return [(module, follow) for module, follow in _imports(path, modules, listed) if module is not None]
+
+
+def _imports(path: str, modules: Any, listed: Iterable[Tuple[str, List[str]]]
+             ) -> Iterator[Tuple[Optional[str], bool]]:
+    """The project modules `path` imports (`listed`: `imported_names` of its bytes), each with whether to
+    follow it.
 
     Importing `a.b.c` runs `a/__init__.py` and `a/b/__init__.py` first: they are met, but what they import is
     followed only when a name is imported from them that is not a module of their own (`from a import f`, not
     `from a import submodule`), since the names a module uses come from the modules it names (a package that
     imports all its modules in its `__init__.py` otherwise brought the whole package in for any file below it)."""
-    for name, names in imported_names(data) if data is not None else ():
+    for name, names in listed:
         absolute = modules.absolute(name, path) if name.startswith(".") else name
         if not absolute:
             continue
@@ -334,9 +352,11 @@ def focused_first(gated: Dict[str, Any]) -> Phase1:
     """Phase 1 (project.First) answered by `gated` (`called`'s: the modules the targets reach on the way down
     that passed its gate); every other module is left to phase 2's search, in the order given."""
 
-    def run(paths: Iterable[str]) -> Tuple[Dict[str, Any], List[str]]:
-        given = list(paths)
-        return {path: gated[path] for path in given if path in gated}, [path for path in given if path not in gated]
+    def run(paths: Iterable[str]) -> Tuple[Dict[str, Any], Iterator[str]]:
+        # Gone through twice, not held: a shard's project is all of a big tree's paths (project.ModuleMap's
+        # `paths` reads them from its table each time).
+        given = list(paths) if iter(paths) is paths else paths
+        return {path: gated[path] for path in given if path in gated}, (path for path in given if path not in gated)
 
     return run
 

@@ -968,6 +968,24 @@ _UNSEEN: Any = object()
 _Found = Tuple[Optional[Tuple[str, str]], FrozenSet[str]]
 
 
+class _Selected:
+    """Some of `_Rest`'s modules (`_Rest.where`): a focused solve searches its two parts for different needles,
+    and a shard's were nearly all of a big project's files, held as lists of paths."""
+
+    def __init__(self, rest: "_Rest", keep: Callable[[str], bool]) -> None:
+        self._rest = rest
+        self._keep = keep
+
+    def __iter__(self) -> Iterator[str]:
+        return (path for path in self._rest if self._keep(path))
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+    def __bool__(self) -> bool:
+        return next(iter(self), None) is not None
+
+
 class _Rest:
     """The modules phase 1 of the gate left out that phase 2 has not taken in yet, in their order, on disk (a
     big project's are nearly all its files)."""
@@ -989,6 +1007,10 @@ class _Rest:
 
     def __bool__(self) -> bool:
         return self._db.execute("SELECT 1 FROM rest LIMIT 1").fetchone() is not None
+
+    def where(self, keep: Callable[[str], bool]) -> "_Selected":
+        """The modules here that `keep`, read from the table each time they are gone through."""
+        return _Selected(self, keep)
 
     def numbered(self) -> Iterator[Tuple[int, str]]:
         """Each module with its number here, in their order."""
@@ -2089,11 +2111,11 @@ def _solve_gated(paths: Iterable[str], first: First, search: Search, load_summar
         if toward is not None:
             # The modules the files reach, for every function that can matter; the others, for those that reach
             # the files (the word index, after the plain rounds, for those not searched for yet).
-            below = [path for path in rest if path in toward[1]]
-            joined = search(below, pairs()) if below and needles else {}
+            below = rest.where(toward[1].__contains__)
+            joined = search(below, pairs()) if needles and below else {}  # type: ignore[arg-type]
             if plain and aims:
-                above = [path for path in rest if path not in toward[1]]
-                joined.update(search(above, pairs(aimed)) if above else {})
+                above = rest.where(lambda path: path not in toward[1])
+                joined.update(search(above, pairs(aimed)) if above else {})  # type: ignore[arg-type]
             elif fresh:
                 if index is None:
                     index = word_index()

@@ -486,8 +486,9 @@ def _needles_key(needles: Any) -> str:
 
 
 def _first_results(table: Any, overrides: Any, cache: Optional[ProjectCache], jobs: int,
-                   crashed_first: Callable[[Any], "_Outcome"]) -> None:
-    """Phase 1 for every file of `table` (file_table.FileTable): first_job's outcome of each, written to it.
+                   crashed_first: Callable[[Any], "_Outcome"], own_only: bool = False) -> None:
+    """Phase 1 for every file of `table` (file_table.FileTable), or for the run's own files only (`own_only`):
+    first_job's outcome of each, written to it.
 
     With a cache, a stat index (project_cache.StatMemo, one per command line) holds each Python file's findings
     and place in the gate beside its signature on disk and its settings: a file that looks as it did, under the
@@ -500,14 +501,15 @@ def _first_results(table: Any, overrides: Any, cache: Optional[ProjectCache], jo
     memo = StatMemo(cache, "i", repr((_INDEX_FORMAT, overrides)), shapes.per_file(shapes.phase_one))
     folder = cache.folder if cache is not None else None
     db = table.db
+    given = (row for row in table.everything() if row[5] or not own_only)
     if cache is None:
-        todo: Iterable[Tuple[Any, ...]] = ((*row[:5], None) for row in table.everything())
+        todo: Iterable[Tuple[Any, ...]] = ((*row[:5], None) for row in given)
     else:
         db.execute("CREATE TEMP TABLE todo(n INTEGER PRIMARY KEY, asked BLOB)")
 
         def vouched() -> Iterator[Tuple[int, str, Optional[str], bool, Optional[bytes], Any]]:
             todo_rows: List[Tuple[int, Optional[bytes]]] = []
-            for n, path, kind, key, absolute, _ in table.everything():
+            for n, path, kind, key, absolute, _ in given:
                 asked = None
                 if kind == PYTHON:
                     tag = _settings_tag(overrides, table.keys[key])
@@ -573,13 +575,18 @@ _Outcome = Tuple[Any, str, Optional[Summary], Optional[str]]
 
 def project_results(table: Any, overrides: Any, cache: Optional[ProjectCache], jobs: int,
                     crashed: Callable[[Any], Any], note: Callable[[str], None],
-                    on_seeds: Optional[Callable[[Dict[str, Any]], None]] = None) -> Iterator[Any]:
+                    on_seeds: Optional[Callable[[Dict[str, Any]], None]] = None,
+                    focused: bool = False) -> Iterator[Any]:
     """Every reported file's report, in order, with the findings the whole project makes (see the module
     docstring). `table`: the run's files (file_table.FileTable), its own and, when this run is one shard of a
-    project (shards.py, --project-from), the project's other Python files: gated and summarized like the others
-    (through the same cache entries), never reported; the solve then takes the files in the project's order, as
-    an unsharded run given that list does. `on_seeds` is handed the solve's seeds of every module (absolute
-    path -> engine.ModuleSeeds) once they are known.
+    project (shards.py, --project-from), the project's other Python files, never reported; the solve takes the
+    files in the project's order, as an unsharded run given that list does. `on_seeds` is handed the solve's
+    seeds of every module (absolute path -> engine.ModuleSeeds) once they are known.
+
+    `focused` (a shard): phase 1 is the run's own files' only, and the solve answers for them from the modules
+    that can matter to them (`_focused_seeds`): the project's other files are read only as far as that needs,
+    so shards divide the work. Without it the other files are gated and summarized like the run's own, and
+    every module's seeds are the whole project's (`on_seeds`: a buffer of one of them is checked under them).
 
     A failure of the project model itself (an engine bug) costs the findings across modules, said in one line;
     each file is still reported as checked on its own."""
@@ -591,11 +598,12 @@ def project_results(table: Any, overrides: Any, cache: Optional[ProjectCache], j
     from .settings import resolved
 
     folder = cache.folder if cache is not None else None
+    focused = focused and table.context > 0  # a shard given the whole project is solved as the whole project
 
     def crashed_first(candidate: Any) -> _Outcome:
         return crashed(candidate), _OTHER, None, None
 
-    _first_results(table, overrides, cache, jobs, crashed_first)
+    _first_results(table, overrides, cache, jobs, crashed_first, own_only=focused)
     modules = table.modules()
     seeds: Dict[str, Any] = {}
     # Files phase 2 of the gate took in (they name what can matter) but could not summarize: one that does not
@@ -665,10 +673,15 @@ def project_results(table: Any, overrides: Any, cache: Optional[ProjectCache], j
             # A file whose worker died is taken as naming nothing, as `search` takes it.
             return Runner(words_job, (overrides, project_words), lambda item: None, jobs).run(keyed())
 
-        solved_key, state = _solved_key(modules, options_of_key) if cache is not None else ("", "")
-        cached = cache.load_blob("s", solved_key, shapes.check_solved) if cache is not None else None
+        solved_key, state = _solved_key(modules, options_of_key) if cache is not None and not focused else ("", "")
+        cached = cache.load_blob("s", solved_key, shapes.check_solved) if solved_key else None
         try:
-            if cached is not None and cached[0] == state:
+            if focused:
+                log_parse(SOLVE_MARK)
+                seeds = _focused_seeds(table, modules, options_of, cache, search, words, summary_in_cache,
+                                       (overrides, jobs))
+                missed.save()
+            elif cached is not None and cached[0] == state:
                 seeds = cached[1]  # the same files with the same bytes and settings: the same solve
                 unsummarized.extend(cached[2])
             else:
@@ -728,6 +741,82 @@ def project_results(table: Any, overrides: Any, cache: Optional[ProjectCache], j
                                         "USING (n) WHERE files.reported = 1 ORDER BY n"):
         report = pickle.loads(report) if report is not None else FileResult(ondisk.text(path))
         yield report if isinstance(report, FileReport) else FileReport(report)
+
+
+def _focused_seeds(table: Any, modules: Any, options_of: Callable[[str], Any], cache: Optional[ProjectCache],
+                   search: Any, words: Any, in_cache: Callable[[str], Optional[Summary]],
+                   pool: Tuple[Any, int]) -> Dict[str, Any]:
+    """The seeds of the run's own Python files (a shard's), from the modules that can matter to them (focus.py):
+    the modules they call, followed down, and the modules that call their functions, found by phase 2's search
+    (`search`, `words`: in the workers) and followed up; the seeds of other files are not to be used.
+    `in_cache(path)`: the summary phase 1 left in the cache (`held`) of an own file; `pool`: the run's
+    overrides and worker count.
+
+    Phase 1 has summarized the own files that pass its gate; one it passed over is followed, as any such module
+    is, through every import of its bytes (phase 2 still summarizes it if it names a function that can
+    matter): summarizing each of them to follow what it calls would cost a shard more than the whole project's
+    phase 1. Their imports are read in the workers (`imports_job`) and resolved here as they come back (most
+    of a shard's files; read here one after another, they were a tenth of its time). The project's other
+    modules met on the way down are gated and summarized here, few."""
+    from .focus import PLAIN_ROUNDS, called, focused_first, imports
+    from .project import ModuleMap, _solve_gated, packed, project_root
+    from .project_cache import LocalModules
+    from .runner import Runner
+    from .source_files import read_or_none
+
+    own = frozenset(ondisk.text(row[0]) for row in ondisk.rows(
+        table.db, "SELECT absolute FROM files WHERE reported = 1 AND kind = 'python'"))
+    passed = frozenset(path for path, _, _ in modules.placed(_FIRST))  # their summaries stay in the table
+    local = LocalModules(options_of, cache)
+
+    def first(paths: List[str]) -> Tuple[Dict[str, Any], List[str]]:
+        found: Dict[str, Any] = {}
+        rest: List[str] = []
+        others: List[str] = []
+        for path in paths:
+            if path in passed:
+                held, data = modules.summary_of(path)
+                found[path] = packed(in_cache(path)) if held else data  # packed, as phase 1 left it
+            elif path in own:
+                rest.append(path)
+            else:
+                others.append(path)
+        if others:
+            more, left = local.first(others)
+            found.update(more)
+            rest.extend(left)
+        return found, rest
+
+    mapped = ModuleMap(modules, project_root(modules))
+    targets = [path for path in modules if path in own]
+
+    def passed_over() -> Iterator[Tuple[str, Any]]:
+        for part in ondisk.batches((path for path, _, _ in modules.placed(_REST)), ondisk.IN_AT_ONCE):
+            state = modules.state(part)
+            for path in part:
+                yield path, state[path][0]
+
+    overrides, jobs = pool
+    imported: Dict[str, List[Tuple[str, bool]]] = {}  # the project modules each imports (few, most none)
+    for path, names in Runner(imports_job, overrides, lambda item: (item[0], None), jobs).run(passed_over()):
+        if names is not None:
+            imported[path] = imports(path, mapped, names)
+    gated, followed, _ = called(targets, mapped, first,
+                                lambda path: read_or_none(path, options_of(path).max_file_size), lambda path: None,
+                                imported.get)
+    return _solve_gated(modules, focused_first(gated), search, local.summary, words, plain_rounds=PLAIN_ROUNDS,
+                        modules=mapped, toward=(own, frozenset(followed)))
+
+
+def imports_job(overrides: Any, item: Tuple[str, Any]) -> Tuple[str, Optional[List[Tuple[str, List[str]]]]]:
+    """In a worker: what one module's bytes import (focus.imported_names), or None when it cannot be read."""
+    from .focus import imported_names
+    from .settings import resolved
+    from .source_files import read_or_none
+
+    path, key = item
+    data = read_or_none(path, resolved(overrides, key).options.max_file_size)
+    return path, None if data is None else list(imported_names(data))
 
 
 class _Gated:

@@ -419,6 +419,15 @@ def _stem_bit(stem: str) -> int:
     return zlib.crc32(stem.encode("utf-8", "surrogatepass")) % _STEM_BITS
 
 
+def may_be_stem(stems: Union[bytes, bytearray], word: str) -> bool:
+    """Whether `word` may be the last part of a module's name in `stems` (ModuleMap.stems): False surely names
+    none (a word that is no identifier may be anything)."""
+    if not word.isidentifier():
+        return True
+    bit = _stem_bit(word)
+    return bool(stems[bit >> 3] >> (bit & 7) & 1)
+
+
 class ModuleMap:
     """The project's modules by dotted name, from the tree's layout, and references resolved to functions.
 
@@ -545,11 +554,12 @@ class ModuleMap:
     def _no_module(self, name: str) -> bool:
         """Whether `name` surely names no module: its last part, a name (a claim's every part is one, and a
         file beside the importer has it as its stem or folder), is no module's (`_stems`)."""
-        last = name.rpartition(".")[2]
-        if not last.isidentifier():
-            return False
-        bit = _stem_bit(last)
-        return not self._stems[bit >> 3] >> (bit & 7) & 1
+        return not may_be_stem(self._stems, name.rpartition(".")[2])
+
+    @property
+    def stems(self) -> bytes:
+        """The table `_no_module` reads, for a worker to tell the same (`may_be_stem`)."""
+        return bytes(self._stems)
 
     def _name_of(self, path: str) -> Optional[str]:
         row = self._db.execute("SELECT name FROM claims WHERE path = ? ORDER BY prio, seq LIMIT 1",

@@ -798,7 +798,8 @@ def _focused_seeds(table: Any, modules: Any, options_of: Callable[[str], Any], c
 
     overrides, jobs = pool
     imported: Dict[str, List[Tuple[str, bool]]] = {}  # the project modules each imports (few, most none)
-    for path, names in Runner(imports_job, overrides, lambda item: (item[0], None), jobs).run(passed_over()):
+    runner = Runner(imports_job, (overrides, mapped.stems), lambda item: (item[0], None), jobs)
+    for path, names in runner.run(passed_over()):
         if names is not None:
             imported[path] = imports(path, mapped, names)
     gated, followed, _ = called(targets, mapped, first,
@@ -808,15 +809,22 @@ def _focused_seeds(table: Any, modules: Any, options_of: Callable[[str], Any], c
                         modules=mapped, toward=(own, frozenset(followed)))
 
 
-def imports_job(overrides: Any, item: Tuple[str, Any]) -> Tuple[str, Optional[List[Tuple[str, List[str]]]]]:
-    """In a worker: what one module's bytes import (focus.imported_names), or None when it cannot be read."""
+def imports_job(shared: Any, item: Tuple[str, Any]) -> Tuple[str, Optional[List[Tuple[str, List[str]]]]]:
+    """In a worker: what one module's bytes import (focus.imported_names), or None when it cannot be read;
+    without the imports that can name no module of the project (none of their names is a module's last name,
+    `shared`'s stems table: `import os` in a project with no `os.py`), which resolve to nothing."""
     from .focus import imported_names
+    from .project import may_be_stem
     from .settings import resolved
     from .source_files import read_or_none
 
+    overrides, stems = shared
     path, key = item
     data = read_or_none(path, resolved(overrides, key).options.max_file_size)
-    return path, None if data is None else list(imported_names(data))
+    if data is None:
+        return path, None
+    return path, [(name, names) for name, names in imported_names(data) if name.startswith(".") or any(
+        may_be_stem(stems, part) for part in [*name.split("."), *names] if part != "*")]
 
 
 class _Gated:

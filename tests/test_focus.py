@@ -76,23 +76,26 @@ _TOKENS = [b"import", b"from", b" ", b"\t", b"\n", b":", b";", b"(", b")", b"a",
 @given(st.lists(st.sampled_from(_TOKENS), max_size=40))
 def test_import_statements_are_found_on_the_lines_holding_import_as_a_scan_of_every_byte_finds_them(
         tokens: List[bytes]) -> None:
-    from flake8_http_pool.focus import _FROM, _IMPORT, _statements
+    from flake8_http_pool.focus import _FROM, _IMPORT
+    from flake8_http_pool.project import _IMPORT_STATEMENT, import_matches
 
     data = b"".join(tokens)
-    for pattern in (_IMPORT, _FROM):
-        assert [m.span() for m in _statements(pattern, data)] == [m.span() for m in pattern.finditer(data)]
+    for pattern in (_IMPORT, _FROM, _IMPORT_STATEMENT):
+        assert [m.span() for m in import_matches(pattern, data)] == [m.span() for m in pattern.finditer(data)]
 
 
 def test_import_statements_of_the_standard_library_are_found_as_a_scan_of_every_byte_finds_them() -> None:
     import sysconfig
 
-    from flake8_http_pool.focus import _FROM, _IMPORT, _statements
+    from flake8_http_pool.focus import _FROM, _IMPORT
+    from flake8_http_pool.project import _IMPORT_STATEMENT, import_matches
 
     folder = Path(sysconfig.get_paths()["stdlib"])
     for path in sorted(folder.glob("*.py")) + sorted((folder / "email").glob("*.py")):
         data = path.read_bytes()
-        for pattern in (_IMPORT, _FROM):
-            assert [m.span() for m in _statements(pattern, data)] == [m.span() for m in pattern.finditer(data)], path
+        for pattern in (_IMPORT, _FROM, _IMPORT_STATEMENT):
+            assert [m.span() for m in import_matches(pattern, data)] == [m.span() for m in pattern.finditer(data)], \
+                path
 
 
 @pytest.mark.parametrize("source, name, expected", [

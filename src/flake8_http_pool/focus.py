@@ -33,6 +33,7 @@ import re
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Set, Tuple, Union
 
 from .options import Options
+from .project import import_matches
 
 # `import a.b as c, d` and `from ..a import (b, c as d)` (over several lines): the module names they may load.
 _IMPORT = re.compile(
@@ -44,40 +45,10 @@ _NAME = re.compile(rb"[A-Za-z_][\w.]*|\*")
 PLAIN_ROUNDS = 8
 
 
-def _statements(pattern: "re.Pattern[bytes]", data: bytes) -> Iterator["re.Match[bytes]"]:
-    """`pattern.finditer(data)` for `_IMPORT` or `_FROM`, tried only on the lines that hold `import`.
-
-    Every match starts on a line holding the word (at its start, or at a `:` or `;` of it: only blanks come
-    between that and the keyword), so the lines without it are skipped by a byte search; the regular expression
-    tried at every position of a module cost a shard's focused solve more than reading the module."""
-    pos = 0
-    size = len(data)
-    while True:
-        word = data.find(b"import", pos)
-        if word < 0:
-            return
-        start = max(data.rfind(b"\n", 0, word) + 1, pos)
-        end = data.find(b"\n", word)
-        end = size if end < 0 else end
-        found = None
-        at = start
-        while at <= end:
-            found = pattern.match(data, at)
-            if found is not None:
-                break
-            colon, semicolon = data.find(b":", at + 1, end), data.find(b";", at + 1, end)
-            at = min(colon if colon >= 0 else end + 1, semicolon if semicolon >= 0 else end + 1)
-        if found is None:
-            pos = end + 1
-            continue
-        yield found
-        pos = found.end()
-
-
 def imported_names(data: bytes) -> Iterator[Tuple[str, List[str]]]:
     """The source's import statements as (module, names): `("a.b", [])` for `import a.b`, `(".c", ["d", "e"])`
     for `from .c import d, e` (a name imported from a package may be a submodule of it)."""
-    for match in _statements(_IMPORT, data):
+    for match in import_matches(_IMPORT, data):
         base, names, plain = match.groups()
         if plain is not None:
             for item in plain.split(b","):
@@ -230,7 +201,7 @@ class _Imports:
         self.spans: List[Tuple[int, int]] = []
         self.stars: List[str] = []
         self.bound: Dict[bytes, List[Tuple[str, str]]] = {}
-        for match in _statements(_FROM, data):
+        for match in import_matches(_FROM, data):
             self.spans.append(match.span())
             module = match.group(1).decode("ascii", "replace")
             items = match.group(2).strip(b"()")

@@ -500,20 +500,18 @@ class LocalModules:
         return found, rest
 
     def search(self, paths: List[str], needles: Any) -> Dict[str, Optional[Summary]]:
-        from .project import searchable
-        from .source_files import SourceError, decode_source, read_bytes
+        from .project import matched_text
+        from .source_files import SourceError, read_bytes
 
         found: Dict[str, Optional[Summary]] = {}
         for path in paths:
             options = self.options_of(path)
             try:
                 data = read_bytes(path, options.max_file_size)
-                # Matched before the text, the hash and the entry: most files of a project name nothing wanted.
-                # ASCII bytes are what `searchable` gives; other bytes are searched as their decoded text.
-                text = None if data.isascii() else decode_source(data)
-                if not needles.match(searchable(data, text)):
+                text = matched_text(data, needles)  # before the hash and the entry: most files match nothing
+                if text is None:
                     continue
-                got = self._entry(path, options, (data, decode_source(data) if text is None else text))
+                got = self._entry(path, options, (data, text))
             except SourceError:
                 continue
             if got is not None:

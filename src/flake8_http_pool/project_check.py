@@ -408,25 +408,20 @@ def _root_key(root: str, words: FrozenSet[bytes]) -> str:
 def search_job(shared: Any, item: Tuple[str, Any]) -> Tuple[str, bool, Optional[Summary]]:
     """In a worker: phase 2 of the gate for one file: whether its bytes name what can matter, and its summary
     (project.packed)."""
-    from .project import packed, searchable
+    from .project import matched_text, packed
     from .project_cache import summary_of_text
     from .settings import resolved
-    from .source_files import SourceError, decode_source, read_or_none
+    from .source_files import SourceError, read_or_none
 
     overrides, folder, needles = shared
     path, key = item
     options = resolved(overrides, key).options
     data = read_or_none(path, options.max_file_size)
-    if data is None:
-        return path, False, None
     try:
-        # Matched before the text is made: most files name nothing wanted, and ASCII bytes are what is searched
-        # (a file that does not decode is left out, as project_cache.read_module leaves it out).
-        text = None if data.isascii() else decode_source(data)
-        if not needles.match(searchable(data, text)):
-            return path, False, None
-        text = decode_source(data) if text is None else text
-    except SourceError:
+        text = matched_text(data, needles) if data is not None else None
+    except SourceError:  # left out, as project_cache.read_module leaves it out
+        text = None
+    if text is None:
         return path, False, None
     cache = _open(folder)
     digest = content_hash(data)

@@ -49,25 +49,34 @@ class FileTable(ondisk.RunFiles):
 
     def add_context(self, candidates: Iterable[Candidate]) -> None:
         """The rest of the project (Python files), read for the model and never reported, in the project's
-        order: a file the run holds itself is not added again, but takes its place in that order."""
+        order: a file the run holds itself is not added again, but takes its place in that order.
+
+        The candidates are written as they come, a batch at a time, and placed by three statements over all of
+        them: a statement per file (its place asked of the table one at a time) was half of a shard's listing
+        of a 100,000-file project."""
         self._index()
-        self.db.execute("CREATE TEMP TABLE context(absolute BLOB PRIMARY KEY, pos INTEGER NOT NULL) WITHOUT ROWID")
-        position = 0
-        for batch in ondisk.batches(candidates):
-            rows = []
-            for candidate in batch:
-                absolute = blob(os.path.abspath(candidate.path))
-                if self.db.execute("INSERT OR IGNORE INTO context VALUES (?, ?)",
-                                   (absolute, position)).rowcount:
-                    position += 1
-                rows.append((blob(candidate.path), absolute, candidate.kind, self.number(candidate.key), absolute))
-            ondisk.insert_all(
-                self.db, "INSERT INTO files(path, absolute, kind, key, reported) SELECT ?, ?, ?, ?, 0 WHERE NOT "
-                "EXISTS (SELECT 1 FROM files WHERE absolute = ? AND reported = 1 AND kind = 'python')", rows)
+        self.db.execute("CREATE TEMP TABLE context(seq INTEGER PRIMARY KEY, path BLOB NOT NULL, "
+                        "absolute BLOB NOT NULL, kind TEXT NOT NULL, key INTEGER NOT NULL)")
+        ondisk.insert_all(self.db, "INSERT INTO context(path, absolute, kind, key) VALUES (?, ?, ?, ?)",
+                          ((blob(c.path), blob(os.path.abspath(c.path)), c.kind, self.number(c.key))
+                           for c in candidates))
+        self.db.execute("CREATE INDEX temp.context_absolute ON context(absolute, seq)")
+        self.db.execute("BEGIN")
+        try:
+            self.db.execute(
+                "INSERT INTO files(path, absolute, kind, key, reported) SELECT path, absolute, kind, key, 0 FROM "
+                "context WHERE NOT EXISTS (SELECT 1 FROM files WHERE files.absolute = context.absolute AND "
+                "files.reported = 1 AND files.kind = 'python') ORDER BY seq")
+            # The files the project lists, in its order (a file listed twice: where it came first); the others
+            # after them, as they came.
+            self.db.execute("UPDATE files SET ord = COALESCE((SELECT MIN(seq) FROM context WHERE context.absolute = "
+                            "files.absolute), (SELECT COALESCE(MAX(seq), 0) + 1 FROM context)) "
+                            "WHERE kind = 'python'")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
         self.context = int(self.db.execute("SELECT COUNT(*) FROM files WHERE reported = 0").fetchone()[0])
-        # The files the project lists in its order; the others after them, as they came.
-        self.db.execute("UPDATE files SET ord = COALESCE((SELECT pos FROM context WHERE context.absolute = "
-                        "files.absolute), ?) WHERE kind = 'python'", (position,))
         self.db.execute("DROP TABLE context")
 
     def _index(self) -> None:

@@ -165,6 +165,18 @@ def test_a_renewed_pool_gives_every_result_in_order_from_new_workers() -> None:
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="the pools fork")
+def test_a_pool_is_renewed_by_the_weight_of_its_results_when_given_one() -> None:
+    """check's phase 1 counts only the files it parsed towards a renewal: one read and passed over by the
+    gate costs a worker's heap nothing, and each renewal stalls every worker."""
+    light = list(Runner(_pid, None, lambda item: (item, None), 2, chunk_size=4, renew_after=8,
+                        weight=lambda result: 0).run(range(40)))
+    assert [item for item, _ in light] == list(range(40)) and len({pid for _, pid in light}) <= 2
+    heavy = list(Runner(_pid, None, lambda item: (item, None), 2, chunk_size=4, renew_after=8,
+                        weight=lambda result: 1 if result[0] % 2 else 0).run(range(80)))
+    assert [item for item, _ in heavy] == list(range(80)) and len({pid for _, pid in heavy}) > 2
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the pools fork")
 def test_a_renewed_pool_still_isolates_a_crash() -> None:
     results = list(Runner(_die_on, 13, lambda item: -item, 2, chunk_size=2, renew_after=6).run(range(24)))
     assert results == [item if item != 13 else -13 for item in range(24)]

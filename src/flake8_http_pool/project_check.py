@@ -536,7 +536,7 @@ def _first_results(table: Any, overrides: Any, cache: Optional[ProjectCache], jo
 
     def outcomes() -> Iterator[Tuple[int, str, Optional[str], bool, Optional[bytes], Any]]:
         run = Runner(_numbered_first, (overrides, folder), lambda item: (item[0], *crashed_first(item[1])), jobs,
-                     renew_after=RENEW_AFTER)
+                     renew_after=RENEW_AFTER, weight=_parsed)
         for n, report, place, summary, digest in run.run(items()):
             question = asked.pop(n, None)
             if question is not None and place != _OTHER and digest is not None and report.error is None and (
@@ -548,6 +548,11 @@ def _first_results(table: Any, overrides: Any, cache: Optional[ProjectCache], jo
     if cache is not None:
         db.execute("DROP TABLE todo")
     memo.save()
+
+
+def _parsed(outcome: Tuple[Any, ...]) -> int:
+    """What one outcome of `_numbered_first` counts towards its pool's renewal: 1 for a file it parsed."""
+    return 1 if outcome[2] == _FIRST else 0
 
 
 def _numbered_first(shared: Any, item: Tuple[int, Any]) -> Tuple[Any, ...]:

@@ -594,7 +594,7 @@ def project_results(table: Any, overrides: Any, cache: Optional[ProjectCache], j
     from .project import project_seeds
     from .project_run import model_failed
     from .reporting import FileReport
-    from .runner import Runner
+    from .runner import CHUNK_SIZE, Runner
     from .settings import resolved
 
     folder = cache.folder if cache is not None else None
@@ -651,7 +651,9 @@ def project_results(table: Any, overrides: Any, cache: Optional[ProjectCache], j
                                                (digest, _settings_tag(overrides, key)))
                             yield path, key
 
-            runner = Runner(search_job, (overrides, folder, needles), _crashed_search, jobs)
+            # Four times the default chunk: most files are a read and a byte search, less than a chunk's round trip.
+            runner = Runner(search_job, (overrides, folder, needles), _crashed_search, jobs,
+                            chunk_size=4 * CHUNK_SIZE)
             joined: Dict[str, Optional[Summary]] = {}
             for path, took, summary in runner.run(wanted()):
                 memo = asked.pop(path, None)
@@ -738,7 +740,7 @@ def project_results(table: Any, overrides: Any, cache: Optional[ProjectCache], j
     del again, forced
     _mark(table, hot, overrides, cache, jobs)
     for path, report in ondisk.rows(table.db, "SELECT files.path, outcomes.report FROM files LEFT JOIN outcomes "
-                                        "USING (n) WHERE files.reported = 1 ORDER BY n"):
+                                              "USING (n) WHERE files.reported = 1 ORDER BY n"):
         report = pickle.loads(report) if report is not None else FileResult(ondisk.text(path))
         yield report if isinstance(report, FileReport) else FileReport(report)
 
@@ -823,8 +825,22 @@ def imports_job(shared: Any, item: Tuple[str, Any]) -> Tuple[str, Optional[List[
     data = read_or_none(path, resolved(overrides, key).options.max_file_size)
     if data is None:
         return path, None
+    if _STEM_ANSWERS[0] is not stems:  # a worker is given one table: the same few words are asked again and again
+        _STEM_ANSWERS[:] = [stems, {}]
+    answers: Dict[str, bool] = _STEM_ANSWERS[1]
+
+    def may_be(part: str) -> bool:
+        known = answers.get(part)
+        if known is None:
+            known = answers[part] = may_be_stem(stems, part)
+        return known
+
     return path, [(name, names) for name, names in imported_names(data) if name.startswith(".") or any(
-        may_be_stem(stems, part) for part in [*name.split("."), *names] if part != "*")]
+        may_be(part) for part in [*name.split("."), *names] if part != "*")]
+
+
+# The stem table imports_job was last given, and its answer for each word asked so far.
+_STEM_ANSWERS: List[Any] = [None, {}]
 
 
 class _Gated:

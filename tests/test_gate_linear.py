@@ -349,6 +349,29 @@ def test_the_word_index_finds_every_file_needles_match(lines: List[str], wanted:
         assert not found
 
 
+@settings(max_examples=500, deadline=None)
+@given(st.lists(_LINES, min_size=1, max_size=8), _ATOMS)
+def test_a_file_of_few_tokens_is_matched_as_without_its_byte_search(
+        lines: List[str], wanted: List[Tuple[str, str, Any]]) -> None:
+    """`matched_text` looks for a few tokens in an ASCII file's bytes before its import statements
+    (`Needles.may_name`): whatever the file, it takes in exactly the files `match` matches."""
+    from flake8_http_pool.project import matched_text, searchable
+    from flake8_http_pool.source_files import decode_source
+
+    data = "\n".join(lines).encode("utf-8")
+    direct: Dict[str, set] = {}
+    through: Dict[str, Dict[str, set]] = {}
+    for token, name, folder in wanted:
+        if folder is None:
+            direct.setdefault(token, set()).add(name)
+        else:
+            through.setdefault(folder, {}).setdefault(token, set()).add(name)
+    needles = Needles({token: frozenset(names) for token, names in direct.items()},
+                      {folder: {token: frozenset(names) for token, names in below.items()}
+                       for folder, below in through.items()})
+    assert (matched_text(data, needles) is not None) == needles.match(searchable(data, decode_source(data)))
+
+
 def test_the_word_index_holds_what_after_finds_even_where_it_skips() -> None:
     """`_after` finds names right after the token and a dot, taking the matches' spans whole: in `h.h.fetch`
     the second `h.fetch` is inside the first match. The index keeps what `_after` itself gives."""

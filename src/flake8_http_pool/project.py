@@ -1586,6 +1586,13 @@ class Needles(NamedTuple):
                     return True
         return any(names & _after(token, data) for word in through for token, names in self.through[word].items())
 
+    def may_name(self, data: bytes) -> bool:
+        """False when `match(data)` is surely False, told by a search of the bytes for each wanted token: every
+        way `match` has of matching holds a token (a folder above one is not enough). Only for a few ASCII
+        tokens (`_FEW_TOKENS`, each a search of the whole file); True otherwise."""
+        tokens = _token_bytes(self, direct_only=True)
+        return tokens is None or len(tokens) > _FEW_TOKENS or any(token in data for token in tokens)
+
     def may_import(self, statements: bytes) -> bool:
         """False when a file's import statements (`statements`, one a line) name no token and no package folder
         wanted: `match` is then False, told without a set or a decoding per statement."""
@@ -1594,22 +1601,30 @@ class Needles(NamedTuple):
 
 
 _AFTER_DOT = re.compile(rb"\.[ \t]*([^\W\d]\w*)")
-# The Needles `_token_bytes` last gave the tokens of, and those (a worker matches a round's files with one).
-_TOKENS: List[Any] = [None, None]
+# Up to this many tokens wanted, a file of ASCII bytes is searched for each before its import statements are
+# found (`Needles.may_name`): a search for one word costs a third of finding them.
+_FEW_TOKENS = 4
+# The Needles `_token_bytes` last gave the words of, and those: (tokens and folders, tokens alone). A worker
+# matches a round's files with one.
+_TOKENS: List[Any] = [None, None, None]
 
 
-def _token_bytes(needles: Needles) -> Optional[FrozenSet[bytes]]:
-    """The tokens and package folders of `needles` as the bytes a word of a module names them by; None when one
-    is not plainly UTF-8 (a name holding U+FFFD, or undecodable bytes), which `match` compares only decoded."""
+def _token_bytes(needles: Needles, direct_only: bool = False) -> Optional[FrozenSet[bytes]]:
+    """The tokens and package folders of `needles` as the bytes a word of a module names them by, or
+    (`direct_only`) every token, those below the folders too; None when one is not plainly UTF-8 (a name
+    holding U+FFFD, or undecodable bytes), which `match` compares only decoded."""
     if _TOKENS[0] is not needles:
-        try:
-            words = frozenset(word.encode("utf-8") for word in (*needles.direct, *needles.through))
-        except UnicodeEncodeError:
-            words = None
-        if words is not None and any(b"\xef\xbf\xbd" in word for word in words):
-            words = None
-        _TOKENS[:] = [needles, words]
-    return _TOKENS[1]  # type: ignore[no-any-return]
+        below = [token for tokens in needles.through.values() for token in tokens]
+        _TOKENS[:] = [needles, _encoded([*needles.direct, *needles.through]), _encoded([*needles.direct, *below])]
+    return _TOKENS[2 if direct_only else 1]  # type: ignore[no-any-return]
+
+
+def _encoded(words: List[str]) -> Optional[FrozenSet[bytes]]:
+    try:
+        found = frozenset(word.encode("utf-8") for word in words)
+    except UnicodeEncodeError:
+        return None
+    return None if any(b"\xef\xbf\xbd" in word for word in found) else found
 
 
 def import_matches(pattern: "re.Pattern[bytes]", data: bytes) -> Iterator["re.Match[bytes]"]:
@@ -1712,7 +1727,12 @@ def matched_text(data: bytes, needles: Needles) -> Optional[str]:
     bytes that do not decode."""
     from .source_files import decode_source
 
-    text = None if data.isascii() else decode_source(data)
+    if data.isascii():
+        if not needles.may_name(data):
+            return None
+        text = None
+    else:
+        text = decode_source(data)
     if not needles.match(searchable(data, text)):
         return None
     return decode_source(data) if text is None else text

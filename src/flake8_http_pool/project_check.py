@@ -12,6 +12,7 @@ The main process holds the summaries (small) and the reports, never a tree.
 
 from __future__ import annotations
 
+import functools
 import pickle
 from typing import Any, Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional, Set, Tuple
 
@@ -816,7 +817,6 @@ def imports_job(shared: Any, item: Tuple[str, Any]) -> Tuple[str, Optional[List[
     without the imports that can name no module of the project (none of their names is a module's last name,
     `shared`'s stems table: `import os` in a project with no `os.py`), which resolve to nothing."""
     from .focus import imported_names
-    from .project import may_be_stem
     from .settings import resolved
     from .source_files import read_or_none
 
@@ -825,22 +825,17 @@ def imports_job(shared: Any, item: Tuple[str, Any]) -> Tuple[str, Optional[List[
     data = read_or_none(path, resolved(overrides, key).options.max_file_size)
     if data is None:
         return path, None
-    if _STEM_ANSWERS[0] is not stems:  # a worker is given one table: the same few words are asked again and again
-        _STEM_ANSWERS[:] = [stems, {}]
-    answers: Dict[str, bool] = _STEM_ANSWERS[1]
-
-    def may_be(part: str) -> bool:
-        known = answers.get(part)
-        if known is None:
-            known = answers[part] = may_be_stem(stems, part)
-        return known
-
     return path, [(name, names) for name, names in imported_names(data) if name.startswith(".") or any(
-        may_be(part) for part in [*name.split("."), *names] if part != "*")]
+        _may_be_stem(stems, part) for part in [*name.split("."), *names] if part != "*")]
 
 
-# The stem table imports_job was last given, and its answer for each word asked so far.
-_STEM_ANSWERS: List[Any] = [None, {}]
+@functools.lru_cache(maxsize=4096)
+def _may_be_stem(stems: bytes, word: str) -> bool:
+    """project.may_be_stem, once per word in a worker: it is given one table, and asked the same few words
+    (`os`, `typing`, the project's own packages) for every file."""
+    from .project import may_be_stem
+
+    return may_be_stem(stems, word)
 
 
 class _Gated:

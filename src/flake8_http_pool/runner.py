@@ -453,7 +453,7 @@ class Runner(Generic[Item, Result]):
         # workers turn out not to start is these chunks and the items not yet taken.
         pending: Deque[Tuple[List[Item], int]] = deque()
         limit = self.jobs * CHUNKS_IN_FLIGHT_PER_WORKER
-        submitted = 0  # items given to this pool
+        used = 0  # towards its renewal: the items given it, or with `weight`, the weight of its results back
         numbers = iter(range(sys.maxsize))
         finished = False
         try:
@@ -461,13 +461,13 @@ class Runner(Generic[Item, Result]):
                 pool = self._new_pool()
                 while True:
                     try:
-                        spent = self.renew_after is not None and submitted >= self.renew_after
+                        spent = self.renew_after is not None and used >= self.renew_after
                         chunk = [] if spent else list(islice(items, self.chunk_size))
                         if chunk:
                             number = next(numbers)
                             pending.append((chunk, number))
                             if self.weight is None:
-                                submitted += len(chunk)
+                                used += len(chunk)
                             pool.submit(number, chunk)
                             if len(pending) < limit:
                                 continue
@@ -479,7 +479,7 @@ class Runner(Generic[Item, Result]):
                                 break  # no work left for a new pool
                             items = chain(ahead, items)
                             pool.close()  # its results are all in hand
-                            pool, submitted = None, 0
+                            pool, used = None, 0
                             pool = self._new_pool()
                             continue
                         results = pool.result(pending[0][1])
@@ -492,11 +492,11 @@ class Runner(Generic[Item, Result]):
                         retry = [c for c, _ in pending]
                         pending.clear()
                         yield from self._isolate(chain.from_iterable(retry))
-                        pool, submitted = self._new_pool(), 0
+                        pool, used = self._new_pool(), 0
                         continue
                     pending.popleft()
                     if self.weight is not None:
-                        submitted += sum(self.weight(result) for result in results)
+                        used += sum(self.weight(result) for result in results)
                     yield from results
                 finished = True
                 return
